@@ -1,0 +1,107 @@
+import { isAbsolute, resolve } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The only reader of process.env. Parsed and validated once at start-up; every problem is
+ * reported at once, naming the variable, and the process exits non-zero.
+ */
+const optionalUrl = (protocols: string[]) =>
+  z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || isUrl(v, protocols), { message: `must be a URL (${protocols.join(', ')})` });
+
+function isUrl(value: string, protocols: string[]): boolean {
+  try {
+    return protocols.includes(new URL(value).protocol.replace(':', ''));
+  } catch {
+    return false;
+  }
+}
+
+const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
+const secret = z
+  .string()
+  .optional()
+  .transform((v) => (v ? v : undefined))
+  .refine((v) => v === undefined || v.length >= 32, { message: 'must be at least 32 characters' });
+
+const envSchema = z.object({
+  NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+  PORT: int(8080, 0, 65535),
+  HOST: z.string().min(1).default('0.0.0.0'),
+  DATA_DIR: z.string().min(1).default('./data'),
+  DATABASE_URL: optionalUrl(['postgres', 'postgresql']),
+  REDIS_URL: optionalUrl(['redis', 'rediss']),
+  PRODUCTION_UPSTREAM: optionalUrl(['http', 'https']),
+  STAGING_UPSTREAM: optionalUrl(['http', 'https']),
+  CACHE_TTL_SECONDS: int(30, 0, 86_400),
+  RATE_LIMIT_PER_MINUTE: int(600, 1, 10_000_000),
+  UPSTREAM_TIMEOUT_MS: int(10_000, 1, 600_000),
+  SESSION_SECRET: secret,
+  KEY_HASH_SECRET: secret,
+  PUBLIC_URL: optionalUrl(['http', 'https']),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  TRUST_PROXY: z
+    .enum(['true', 'false', '1', '0', ''])
+    .default('false')
+    .transform((v) => v === 'true' || v === '1'),
+});
+
+export interface Config {
+  readonly env: 'development' | 'production' | 'test';
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  readonly databaseUrl?: string;
+  readonly redisUrl?: string;
+  readonly upstreams: { readonly production?: string; readonly staging?: string };
+  readonly cacheTtlSeconds: number;
+  readonly rateLimitPerMinute: number;
+  readonly upstreamTimeoutMs: number;
+  /** Undefined in development: generated into DATA_DIR by the composition root. */
+  readonly sessionSecret?: string;
+  readonly keyHashSecret?: string;
+  /** Undefined → http://localhost:<bound port>. No trailing slash. */
+  readonly publicUrl?: string;
+  readonly logLevel: string;
+  readonly trustProxy: boolean;
+}
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export function parseConfig(env: Record<string, string | undefined>): Config {
+  const parsed = envSchema.safeParse(env);
+  const problems = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+  if (parsed.success && parsed.data.NODE_ENV === 'production') {
+    for (const name of ['SESSION_SECRET', 'KEY_HASH_SECRET'] as const) {
+      if (!parsed.data[name]) problems.push(`${name}: required when NODE_ENV=production (at least 32 characters)`);
+    }
+  }
+  if (!parsed.success || problems.length) throw new ConfigError(problems);
+  const e = parsed.data;
+  return Object.freeze({
+    env: e.NODE_ENV,
+    port: e.PORT,
+    host: e.HOST,
+    dataDir: isAbsolute(e.DATA_DIR) ? e.DATA_DIR : resolve(e.DATA_DIR),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    upstreams: Object.freeze({ production: e.PRODUCTION_UPSTREAM, staging: e.STAGING_UPSTREAM }),
+    cacheTtlSeconds: e.CACHE_TTL_SECONDS,
+    rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    sessionSecret: e.SESSION_SECRET,
+    keyHashSecret: e.KEY_HASH_SECRET,
+    publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    logLevel: e.LOG_LEVEL,
+    trustProxy: e.TRUST_PROXY,
+  });
+}

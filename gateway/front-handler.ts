@@ -1,0 +1,41 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Environment, GatewayRequest } from './pipeline';
+import { requestIdOf } from '../lib/request-id';
+
+export interface ApiMount {
+  /** Public prefix without trailing slash: `/v1`, `/staging/v1`. */
+  prefix: string;
+  environment: Environment;
+  run(req: GatewayRequest, res: ServerResponse): void;
+}
+
+/**
+ * The Node server's request handler. API traffic goes straight into its environment's compiled
+ * pipeline — Express's router costs more per request than the rest of the gateway — and every
+ * other path (portal, docs, health) goes to the Express app.
+ */
+export function createFrontHandler(mounts: readonly ApiMount[], app: (req: IncomingMessage, res: ServerResponse) => void) {
+  // Longest prefix first, so /staging/v1 is never mistaken for anything shorter.
+  const ordered = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
+  return function frontHandler(req: IncomingMessage, res: ServerResponse): void {
+    const url = req.url ?? '/';
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    for (const mount of ordered) {
+      if (path === mount.prefix || path.startsWith(mount.prefix + '/')) {
+        const gw = req as GatewayRequest;
+        gw.ctx = {
+          requestId: requestIdOf(req),
+          environment: mount.environment,
+          prefix: mount.prefix,
+          apiPath: path.slice(mount.prefix.length) || '/',
+          search: q === -1 ? '' : url.slice(q),
+          startedAt: process.hrtime.bigint(),
+        };
+        mount.run(gw, res);
+        return;
+      }
+    }
+    app(req, res);
+  };
+}

@@ -1,0 +1,41 @@
+import { ApiError } from '../../lib/api-error';
+import type { Environment, Step } from '../pipeline';
+
+export type KeyCheck =
+  | { valid: true; keyId: string; accountId: string | number }
+  | { valid: false; code: 'MALFORMED' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' | 'WRONG_ENVIRONMENT' };
+
+export interface KeyChecker {
+  verify(secret: string, environment: Environment): Promise<KeyCheck>;
+}
+
+const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
+const CHALLENGE = 'Bearer realm="animal-store"';
+
+const REASONS: Record<Exclude<KeyCheck, { valid: true }>['code'], string> = {
+  MALFORMED: 'Invalid API key.',
+  NOT_FOUND: 'Invalid API key.',
+  REVOKED: 'This API key has been revoked.',
+  EXPIRED: 'This API key has expired.',
+  WRONG_ENVIRONMENT: 'This API key belongs to another environment: production keys work under /v1, staging keys under /staging/v1.',
+};
+
+function unauthorized(message: string, tokenError = false): ApiError {
+  const challenge = tokenError ? `${CHALLENGE}, error="invalid_token"` : CHALLENGE;
+  return new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': challenge } });
+}
+
+/** `Authorization: Bearer <key>` (scheme case-insensitive) or 401; the key's outcome comes back as a result, not an exception. */
+export function authenticate(keys: KeyChecker): Step {
+  return async function authenticateStep(req, _res, next) {
+    const header = req.headers.authorization;
+    if (!header) return next(unauthorized('Missing API key: send "Authorization: Bearer <API_KEY>".'));
+    const match = BEARER.exec(header);
+    if (!match) return next(unauthorized('The Authorization header must have the form "Bearer <API_KEY>".'));
+    const result = await keys.verify(match[1]!, req.ctx.environment);
+    if (!result.valid) return next(unauthorized(REASONS[result.code], true));
+    req.ctx.keyId = result.keyId;
+    req.ctx.accountId = String(result.accountId);
+    next();
+  };
+}

@@ -1,0 +1,22 @@
+import { readJsonBody } from '../../lib/read-json-body';
+import type { Step } from '../pipeline';
+
+/**
+ * Checks parameters and body against the OpenAPI operation before the upstream is touched.
+ * The raw body is kept so the proxy forwards exactly the bytes that were validated.
+ */
+export function validateRequest({ maxBodyBytes }: { maxBodyBytes: number }): Step {
+  return async function validateRequestStep(req, _res, next) {
+    const { route, search } = req.ctx;
+    if (route?.kind !== 'operation') return next();
+    const op = route.operation;
+    op.parsePathParams(route.rawParams);
+    req.ctx.query = op.parseQuery(new URLSearchParams(search));
+    if (op.acceptsBody) {
+      const body = await readJsonBody(req, maxBodyBytes);
+      op.checkBody(body.value);
+      req.ctx.body = body.raw;
+    }
+    next();
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The one error type of the product. Every Error body a client sees — from the gateway,
+ * the pet store or the portal API — is rendered from an ApiError by `renderError`.
+ */
+
+/** Closed catalogue: code → HTTP status. Codes are stable and documented in the OpenAPI documents. */
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  invalid_json: 400,
+  invalid_content_type: 400,
+  weak_password: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  gone: 410,
+  payload_too_large: 413,
+  rate_limited: 429,
+  internal_error: 500,
+  bad_gateway: 502,
+  service_unavailable: 503,
+  gateway_timeout: 504,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  status: number;
+}
+
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  /** Extra response headers that belong to this error (Allow, Retry-After, WWW-Authenticate). */
+  readonly headers: Readonly<Record<string, string>>;
+
+  constructor(code: ErrorCode, message: string, options: { cause?: unknown; headers?: Record<string, string> } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_STATUS[code];
+    this.headers = options.headers ?? {};
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, status: this.status };
+  }
+}
+
+/** Anything thrown that is not an ApiError is a bug: the client learns nothing about it. */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  return new ApiError('internal_error', 'An unexpected error occurred.', { cause: err });
+}

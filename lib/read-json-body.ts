@@ -1,0 +1,62 @@
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from './api-error';
+
+export const MAX_BODY_BYTES = 64 * 1024;
+
+export interface JsonBody {
+  /** The bytes exactly as received, so a proxy can forward what was validated. */
+  raw: Buffer;
+  value: unknown;
+}
+
+const JSON_TYPE = /^application\/json\s*(;|$)/i;
+
+/**
+ * Reads a JSON request body with the product's rules: `Content-Type: application/json`,
+ * at most `limit` bytes (checked against Content-Length first, then while streaming),
+ * well-formed JSON. Every failure is an ApiError with its own code.
+ */
+export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<JsonBody> {
+  const declared = req.headers['content-length'];
+  if (declared !== undefined && Number(declared) > limit) {
+    req.resume(); // drain, so the connection can be reused for the error response
+    throw tooLarge(limit);
+  }
+  const type = req.headers['content-type'];
+  const raw = await collect(req, limit);
+  if (raw.length === 0) throw new ApiError('invalid_request', 'A JSON request body is required.');
+  if (!type || !JSON_TYPE.test(type)) {
+    throw new ApiError('invalid_content_type', 'The request body must be sent with "Content-Type: application/json".');
+  }
+  try {
+    return { raw, value: JSON.parse(raw.toString('utf8')) };
+  } catch (err) {
+    throw new ApiError('invalid_json', 'The request body is not valid JSON.', { cause: err });
+  }
+}
+
+function tooLarge(limit: number): ApiError {
+  return new ApiError('payload_too_large', `The request body must not exceed ${limit / 1024} KiB.`);
+}
+
+function collect(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        chunks.length = 0;
+        reject(tooLarge(limit));
+        return; // keep reading (and discarding) so the 413 reaches the client
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => failed || resolve(Buffer.concat(chunks, size)));
+    req.on('error', (err) => failed || reject(new ApiError('invalid_request', 'The request body could not be read.', { cause: err })));
+    req.on('aborted', () => failed || reject(new ApiError('invalid_request', 'The request body was cut off.')));
+  });
+}

@@ -1,0 +1,187 @@
+import type { ValidateFunction } from 'ajv';
+import { ApiError } from '../lib/api-error';
+import type { OpenApiDocument } from './document';
+import { createSchemaCompiler, describeSchemaError } from './schema-compiler';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+
+interface ParameterSpec {
+  name: string;
+  in: 'query' | 'path' | 'header' | 'cookie';
+  required?: boolean;
+  schema?: { type?: string; default?: unknown; $ref?: string };
+}
+
+export interface ApiOperation {
+  readonly operationId: string;
+  readonly method: string;
+  readonly pathTemplate: string;
+  readonly deprecated: boolean;
+  /** From `x-sunset`: the instant the operation is removed. */
+  readonly sunset?: Date;
+  /** From `x-deprecated-at`: when the deprecation was announced. */
+  readonly deprecatedAt?: Date;
+  /** From `x-stability`: beta, experimental. */
+  readonly stability?: string;
+  readonly acceptsBody: boolean;
+  /** Parses and validates the query string; returns typed values with defaults applied. */
+  parseQuery(search: URLSearchParams): Record<string, unknown>;
+  /** Validates the raw path segments; returns typed values. */
+  parsePathParams(raw: readonly string[]): Record<string, unknown>;
+  /** Validates a parsed JSON body. */
+  checkBody(body: unknown): void;
+}
+
+export type RouteMatch =
+  | { kind: 'operation'; operation: ApiOperation; rawParams: string[] }
+  | { kind: 'method_not_allowed'; allow: string }
+  | { kind: 'not_found' };
+
+export interface OperationTable {
+  readonly operations: readonly ApiOperation[];
+  match(method: string, path: string): RouteMatch;
+}
+
+interface PathEntry {
+  template: string;
+  regex: RegExp | null;
+  byMethod: Map<string, ApiOperation>;
+  allow: string;
+}
+
+/**
+ * Compiles every operation of the document once: route matching, parameter parsing and body
+ * validation all come from the OpenAPI document, the single source of the contract.
+ */
+export function compileOperations(doc: OpenApiDocument): OperationTable {
+  const compiler = createSchemaCompiler(doc);
+  const staticPaths = new Map<string, PathEntry>();
+  const templated: PathEntry[] = [];
+  const operations: ApiOperation[] = [];
+
+  for (const [template, item] of Object.entries(doc.paths)) {
+    const byMethod = new Map<string, ApiOperation>();
+    const shared = (item.parameters as ParameterSpec[] | undefined) ?? [];
+    for (const method of METHODS) {
+      const op = item[method] as Record<string, unknown> | undefined;
+      if (!op) continue;
+      const operation = compileOperation(compiler, template, method.toUpperCase(), op, [...shared, ...((op.parameters as ParameterSpec[]) ?? [])]);
+      byMethod.set(operation.method, operation);
+      if (operation.method === 'GET') byMethod.set('HEAD', operation);
+      operations.push(operation);
+    }
+    const allow = [...byMethod.keys()].join(', ');
+    const entry: PathEntry = { template, regex: null, byMethod, allow };
+    if (template.includes('{')) {
+      entry.regex = new RegExp('^' + template.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{[^}]+\}/g, '([^/]+)') + '$');
+      templated.push(entry);
+    } else {
+      staticPaths.set(template, entry);
+    }
+  }
+
+  const resolve = (entry: PathEntry, method: string, rawParams: string[]): RouteMatch => {
+    const operation = entry.byMethod.get(method);
+    return operation ? { kind: 'operation', operation, rawParams } : { kind: 'method_not_allowed', allow: entry.allow };
+  };
+
+  return {
+    operations,
+    match(method, path) {
+      const normalized = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
+      const fixed = staticPaths.get(normalized);
+      if (fixed) return resolve(fixed, method, []);
+      for (const entry of templated) {
+        const m = entry.regex!.exec(normalized);
+        if (m) return resolve(entry, method, m.slice(1));
+      }
+      return { kind: 'not_found' };
+    },
+  };
+}
+
+function compileOperation(
+  compiler: ReturnType<typeof createSchemaCompiler>,
+  template: string,
+  method: string,
+  op: Record<string, unknown>,
+  parameters: ParameterSpec[],
+): ApiOperation {
+  const queryParams = parameters.filter((p) => p.in === 'query');
+  const pathParams = template.match(/\{([^}]+)\}/g)?.map((s) => s.slice(1, -1)) ?? [];
+  const pathSpecs = pathParams.map((name) => parameters.find((p) => p.in === 'path' && p.name === name));
+  const validators = new Map<string, ValidateFunction>();
+  for (const p of parameters) if (p.schema) validators.set(`${p.in}:${p.name}`, compiler.compile(p.schema));
+
+  const content = (op.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
+  const bodySchema = content?.['application/json']?.schema;
+  const bodyValidator = bodySchema ? compiler.compile(bodySchema) : null;
+  const sunset = typeof op['x-sunset'] === 'string' ? new Date(op['x-sunset']) : undefined;
+  const deprecatedAt = typeof op['x-deprecated-at'] === 'string' ? new Date(op['x-deprecated-at']) : undefined;
+
+  const checkValue = (where: 'query' | 'path', spec: ParameterSpec, raw: string): unknown => {
+    const value = coerce(spec, raw);
+    const validate = validators.get(`${where}:${spec.name}`);
+    if (validate && !validate(value)) {
+      throw new ApiError('invalid_request', describeSchemaError(`${where} parameter "${spec.name}"`, validate.errors?.[0]).replace(`"${spec.name}" "`, '"'));
+    }
+    return value;
+  };
+
+  return Object.freeze({
+    operationId: String(op.operationId),
+    method,
+    pathTemplate: template,
+    deprecated: op.deprecated === true,
+    sunset,
+    deprecatedAt,
+    stability: typeof op['x-stability'] === 'string' ? op['x-stability'] : undefined,
+    acceptsBody: bodyValidator !== null,
+    parseQuery(search: URLSearchParams) {
+      const out: Record<string, unknown> = {};
+      for (const name of new Set(search.keys())) {
+        const spec = queryParams.find((p) => p.name === name);
+        if (!spec) throw new ApiError('invalid_request', `query parameter "${name}" is not supported`);
+        const values = search.getAll(name);
+        if (values.length > 1) throw new ApiError('invalid_request', `query parameter "${name}" must not be repeated`);
+        out[name] = checkValue('query', spec, values[0]!);
+      }
+      for (const spec of queryParams) {
+        if (out[spec.name] !== undefined) continue;
+        if (spec.required) throw new ApiError('invalid_request', `query parameter "${spec.name}" is required`);
+        if (spec.schema?.default !== undefined) out[spec.name] = spec.schema.default;
+      }
+      return out;
+    },
+    parsePathParams(raw: readonly string[]) {
+      const out: Record<string, unknown> = {};
+      pathParams.forEach((name, i) => {
+        const spec = pathSpecs[i] ?? { name, in: 'path' as const };
+        let decoded: string;
+        try {
+          decoded = decodeURIComponent(raw[i] ?? '');
+        } catch {
+          throw new ApiError('invalid_request', `path parameter "${name}" is not valid percent-encoding`);
+        }
+        out[name] = checkValue('path', spec, decoded);
+      });
+      return out;
+    },
+    checkBody(body: unknown) {
+      if (bodyValidator && !bodyValidator(body)) {
+        throw new ApiError('invalid_request', describeSchemaError('body field', bodyValidator.errors?.[0]).replace(/^body field (?!")/, 'body '));
+      }
+    },
+  });
+}
+
+/**
+ * Query and path values arrive as text. Only canonical decimal integers become numbers, so
+ * `1.5`, `abc`, `1e2` and `` stay strings and fail the schema's integer type with a clear message.
+ */
+function coerce(spec: ParameterSpec, raw: string): unknown {
+  const type = spec.schema?.type;
+  if ((type === 'integer' || type === 'number') && /^-?\d{1,16}$/.test(raw)) return Number(raw);
+  if (type === 'integer' && /^-?\d{17,}$/.test(raw)) return Number.MAX_SAFE_INTEGER + 2; // fails `maximum`/int64 with a clear message
+  return raw;
+}

@@ -1,0 +1,25 @@
+import { openDatabase } from '../db/open-database';
+import { loadOpenApiDocument } from '../openapi/document';
+import { compileOperations } from '../openapi/operations';
+import { parsePetStoreConfig } from './config';
+import { startPetStore } from './open-pet-store';
+
+/** `npm run start:petstore`: the embedded pet store on its own, as a plain upstream. */
+async function main(): Promise<void> {
+  const config = parsePetStoreConfig(process.env);
+  const db = await openDatabase(config);
+  const store = await startPetStore({ db, schema: config.schema, operations: compileOperations(loadOpenApiDocument()), host: config.host, port: config.port });
+  process.stdout.write(`${JSON.stringify({ msg: 'pet store listening', url: store.url, schema: config.schema })}\n`);
+  const stop = async () => {
+    await store.close();
+    await db.close();
+    process.exit(0);
+  };
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}
+
+main().catch((err: Error) => {
+  process.stderr.write(`${err.message}\n`);
+  process.exit(1);
+});

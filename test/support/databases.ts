@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import type { Database } from '../../db/database';
+import { openPglite } from '../../db/pglite-database';
+import { openPostgres } from '../../db/postgres-database';
+
+/**
+ * A fresh, isolated store for one test file. PGlite always; PostgreSQL too when
+ * TEST_DATABASE_URL is set (CI sets it) — each gets its own throw-away database.
+ */
+export interface TestDatabase {
+  name: 'pglite' | 'postgres';
+  /** Connection settings for starting a whole gateway on this store. */
+  settings: { dataDir?: string; databaseUrl?: string };
+  open(): Promise<Database>;
+  destroy(): Promise<void>;
+}
+
+export function testDatabaseKinds(): Array<'pglite' | 'postgres'> {
+  return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+}
+
+export function tempDir(prefix = 'asg-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+export async function createTestDatabase(kind: 'pglite' | 'postgres'): Promise<TestDatabase> {
+  if (kind === 'pglite') {
+    const dataDir = tempDir();
+    return {
+      name: 'pglite',
+      settings: { dataDir },
+      open: () => openPglite(dataDir),
+      destroy: async () => rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const adminUrl = process.env.TEST_DATABASE_URL as string;
+  const dbName = `asg_test_${randomBytes(6).toString('hex')}`;
+  const admin = new Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${dbName}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${dbName}`;
+  const databaseUrl = url.toString();
+  return {
+    name: 'postgres',
+    settings: { databaseUrl },
+    open: () => openPostgres({ connectionString: databaseUrl }),
+    destroy: async () => {
+      const c = new Client({ connectionString: adminUrl });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
