@@ -2,6 +2,7 @@ import type { Database } from '../db/database';
 import { loadOpenApiDocument } from '../openapi/document';
 import { compileOperations } from '../openapi/operations';
 import { startPetStore, type RunningPetStore } from '../petstore/open-pet-store';
+import { jsonOf } from './support/http';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from './support/databases';
 
 const operations = compileOperations(loadOpenApiDocument());
@@ -31,22 +32,22 @@ describe.each(testDatabaseKinds())('embedded pet store on %s', (kind) => {
   test('when a pet is created, then it is returned with an id, a Location and status available by default', async () => {
     const res = await post(production, '/pets', { name: '  Rex ', categoryId: 3 });
     expect(res.status).toBe(201);
-    const pet = await res.json();
+    const pet = await jsonOf(res);
     expect(pet).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'available' });
     expect(res.headers.get('location')).toBe(`/pets/${pet.id}`);
     const got = await fetch(`${production.url}/pets/${pet.id}`);
-    expect(await got.json()).toEqual(pet);
+    expect(await jsonOf(got)).toEqual(pet);
   });
 
   test('when pets are listed page by page, then the Link cursor walks every pet once in ascending id order', async () => {
     const created: number[] = [];
-    for (let i = 0; i < 7; i++) created.push((await (await post(production, '/pets', { name: `p${i}`, categoryId: 1, status: 'sold' })).json()).id);
+    for (let i = 0; i < 7; i++) created.push((await jsonOf(await post(production, '/pets', { name: `p${i}`, categoryId: 1, status: 'sold' }))).id);
     const seen: number[] = [];
     let next: string | undefined = '/pets?limit=3&status=sold';
     while (next) {
       const res = await fetch(production.url + next);
       expect(res.status).toBe(200);
-      seen.push(...(await res.json()).map((p: { id: number; status: string }) => (expect(p.status).toBe('sold'), p.id)));
+      seen.push(...(await jsonOf(res)).map((p: { id: number; status: string }) => (expect(p.status).toBe('sold'), p.id)));
       const link = res.headers.get('link');
       next = link ? /^<([^>]+)>; rel="next"$/.exec(link)![1] : undefined;
     }
@@ -54,18 +55,18 @@ describe.each(testDatabaseKinds())('embedded pet store on %s', (kind) => {
   });
 
   test('when a pet is created in staging, then production never sees it', async () => {
-    const pet = await (await post(staging, '/pets', { name: 'Only in staging', categoryId: 9 })).json();
+    const pet = await jsonOf(await post(staging, '/pets', { name: 'Only in staging', categoryId: 9 }));
     const same = await fetch(`${production.url}/pets/${pet.id}`);
-    if (same.status === 200) expect((await same.json()).name).not.toBe('Only in staging');
+    if (same.status === 200) expect((await jsonOf(same)).name).not.toBe('Only in staging');
     else expect(same.status).toBe(404);
-    const names = (await (await fetch(`${production.url}/pets?limit=100`)).json()).map((p: { name: string }) => p.name);
+    const names = (await jsonOf(await fetch(`${production.url}/pets?limit=100`))).map((p: { name: string }) => p.name);
     expect(names).not.toContain('Only in staging');
   });
 
   test('when a message is posted, then it is queued and stored', async () => {
     const res = await post(production, '/messages', { message: 'hello' });
     expect(res.status).toBe(202);
-    const body = await res.json();
+    const body = await jsonOf(res);
     expect(body).toEqual({ id: expect.stringMatching(/^msg_[0-9a-f]{32}$/), message: 'hello', status: 'queued', createdAt: expect.any(String) });
     expect(new Date(body.createdAt).toISOString()).toBe(body.createdAt);
     const rows = await db.query('SELECT message, status FROM petstore_production.messages WHERE id = $1', [body.id]);
@@ -75,13 +76,13 @@ describe.each(testDatabaseKinds())('embedded pet store on %s', (kind) => {
   test('when an unknown pet is requested, then 404 with an Error body', async () => {
     const res = await fetch(`${production.url}/pets/987654321`);
     expect(res.status).toBe(404);
-    expect(await res.json()).toEqual({ code: 'not_found', message: 'Pet 987654321 was not found.', status: 404 });
+    expect(await jsonOf(res)).toEqual({ code: 'not_found', message: 'Pet 987654321 was not found.', status: 404 });
   });
 
   test('when the body is invalid, then the store itself refuses it with 400', async () => {
     const res = await post(production, '/pets', { name: 'x', categoryId: 1, id: 5 });
     expect(res.status).toBe(400);
-    expect(await res.json()).toEqual({ code: 'invalid_request', message: 'body field "id" is not allowed', status: 400 });
+    expect(await jsonOf(res)).toEqual({ code: 'invalid_request', message: 'body field "id" is not allowed', status: 400 });
   });
 
   test('when a filtered page is read, then the plan is an index range scan without a sort', async () => {

@@ -1,0 +1,176 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import type { Database } from '../db/database';
+import { openDatabase } from '../db/open-database';
+import { createAccountService } from '../keys/account-service';
+import { createApiKeyService } from '../keys/api-key-service';
+import { createKeyVerifier } from '../keys/key-verifier';
+import { createLoginLimiter } from '../keys/login-limiter';
+import { migrateKeys } from '../keys/migrations';
+import { createLocalRevocationBus } from '../keys/revocation-bus';
+import { createSessionService } from '../keys/session-service';
+import { ApiError } from '../lib/api-error';
+import { createLogger, type Logger } from '../lib/logger';
+import { renderError } from '../lib/render-error';
+import { loadOpenApiDocument } from '../openapi/document';
+import { compileOperations } from '../openapi/operations';
+import { startPetStore, type RunningPetStore } from '../petstore/open-pet-store';
+import { createPortalApiRouter } from '../portal/api/router';
+import { createApiPipeline } from './api-pipeline';
+import type { Config } from './config';
+import { loadOrCreateDevSecrets } from './dev-secrets';
+import { docsRoutes } from './docs-routes';
+import { createFrontHandler } from './front-handler';
+import { healthRoutes } from './health';
+import type { Environment } from './pipeline';
+
+export interface GatewayOptions {
+  /** Injectable clock (sunset, key expiry, sessions). */
+  now?: () => Date;
+  logger?: Logger;
+}
+
+export interface Gateway {
+  /** Listens on config.port (0 = any free port); resolves with the bound base URL. */
+  start(): Promise<{ url: string; port: number }>;
+  /** Stops accepting, lets in-flight requests finish (bounded), closes stores. */
+  stop(): Promise<void>;
+}
+
+const PREFIXES: Record<Environment, string> = { production: '/v1', staging: '/staging/v1' };
+
+/** The composition root: every dependency is built here, from validated config, and nowhere else. */
+export function createGateway(config: Config, options: GatewayOptions = {}): Gateway {
+  const now = options.now ?? (() => new Date());
+  const logger = options.logger ?? createLogger({ level: config.logLevel });
+  const closers: Array<() => Promise<void> | void> = [];
+  let server: Server | undefined;
+
+  async function start() {
+    try {
+      return await assemble();
+    } catch (err) {
+      await stop();
+      throw err;
+    }
+  }
+
+  async function assemble() {
+    const secrets =
+      config.sessionSecret && config.keyHashSecret
+        ? { sessionSecret: config.sessionSecret, keyHashSecret: config.keyHashSecret }
+        : { ...loadOrCreateDevSecrets(config.dataDir), ...pick(config) };
+
+    const db: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+    closers.push(() => db.close());
+    await migrateKeys(db);
+
+    const document = loadOpenApiDocument();
+    const operations = compileOperations(document);
+
+    const upstreams = {} as Record<Environment, string>;
+    for (const environment of ['production', 'staging'] as const) {
+      const remote = config.upstreams[environment];
+      if (remote) {
+        upstreams[environment] = remote;
+        continue;
+      }
+      const store: RunningPetStore = await startPetStore({ db, schema: `petstore_${environment}`, operations });
+      closers.unshift(() => store.close());
+      upstreams[environment] = store.url;
+    }
+
+    const revocations = createLocalRevocationBus();
+    const apiKeys = createApiKeyService({
+      db,
+      hashSecret: secrets.keyHashSecret,
+      revocations,
+      now,
+      onFlushError: (err) => logger.warn({ err }, 'could not record key usage; will retry'),
+    });
+    closers.unshift(() => apiKeys.close());
+    const verifier = createKeyVerifier({ keys: apiKeys, revocations, ttlMs: 60_000, max: 100_000, now: options.now });
+    closers.unshift(() => verifier.close());
+
+    const app = express();
+    app.disable('x-powered-by');
+    app.set('trust proxy', config.trustProxy);
+
+    // The bound port is known only after listen; links need it when PUBLIC_URL is unset.
+    server = createServer();
+    await new Promise<void>((resolve, reject) => {
+      server!.once('error', reject);
+      server!.listen(config.port, config.host, () => resolve());
+    });
+    const { port } = server.address() as AddressInfo;
+    const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
+
+    const mounts = (['production', 'staging'] as const).map((environment) =>
+      createApiPipeline({
+        environment,
+        prefix: PREFIXES[environment],
+        upstreamUrl: upstreams[environment],
+        publicUrl,
+        upstreamTimeoutMs: config.upstreamTimeoutMs,
+        operations,
+        keys: verifier,
+        logger,
+        now,
+      }),
+    );
+    for (const m of mounts) closers.unshift(() => m.close());
+
+    app.use(healthRoutes({ database: () => db.ping() }));
+    app.use(docsRoutes(document));
+    app.use(
+      '/portal/api',
+      createPortalApiRouter({
+        accounts: createAccountService({ db }),
+        sessions: createSessionService({ db, secret: secrets.sessionSecret, now }),
+        apiKeys,
+        loginLimiter: createLoginLimiter(),
+        publicUrl,
+      }),
+    );
+    app.use((req, res) => {
+      renderError(res, new ApiError('not_found', `Nothing at ${req.method} ${req.path}.`));
+    });
+
+    server.on('request', createFrontHandler(mounts, app));
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
+    server.requestTimeout = 120_000;
+    const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
+    logger.info({ url, publicUrl, upstreams, database: db.kind }, 'gateway listening');
+    return { url, port };
+  }
+
+  async function stop() {
+    if (server?.listening) {
+      const closing = new Promise<void>((resolve) => server!.close(() => resolve()));
+      server.closeIdleConnections();
+      const grace = setTimeout(() => server?.closeAllConnections(), 10_000);
+      await closing;
+      clearTimeout(grace);
+    }
+    while (closers.length) {
+      const close = closers.shift()!;
+      try {
+        await close();
+      } catch (err) {
+        logger.warn({ err }, 'error while shutting down');
+      }
+    }
+  }
+
+  return { start, stop };
+}
+
+/** Explicit secrets win over generated ones, one by one. */
+function pick(config: Config): Partial<{ sessionSecret: string; keyHashSecret: string }> {
+  const out: Partial<{ sessionSecret: string; keyHashSecret: string }> = {};
+  if (config.sessionSecret) out.sessionSecret = config.sessionSecret;
+  if (config.keyHashSecret) out.keyHashSecret = config.keyHashSecret;
+  return out;
+}

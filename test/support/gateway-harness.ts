@@ -1,0 +1,104 @@
+import { rmSync } from 'node:fs';
+import { parseConfig } from '../../gateway/config';
+import { createGateway } from '../../gateway/create-gateway';
+import { createTestDatabase, tempDir, type TestDatabase } from './databases';
+import { jsonOf } from './http';
+
+export interface TestClock {
+  now: () => Date;
+  set(date: Date | string): void;
+  reset(): void;
+}
+
+/** A clock tests can move; real time until `set` is called. */
+export function createTestClock(): TestClock {
+  let fixed: Date | undefined;
+  return {
+    now: () => fixed ?? new Date(),
+    set: (date) => {
+      fixed = new Date(date);
+    },
+    reset: () => {
+      fixed = undefined;
+    },
+  };
+}
+
+export interface TestGateway {
+  url: string;
+  clock: TestClock;
+  stop(): Promise<void>;
+}
+
+/**
+ * The real gateway (embedded stores, real HTTP on 127.0.0.1 port 0) on its own fresh
+ * database: PGlite in a temp DATA_DIR, or its own PostgreSQL database when `database` says so.
+ */
+export async function startTestGateway(options: { env?: Record<string, string>; database?: 'pglite' | 'postgres' } = {}): Promise<TestGateway> {
+  const dataDir = tempDir('asg-gw-');
+  let testDb: TestDatabase | undefined;
+  const env: Record<string, string> = {
+    NODE_ENV: 'test',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    SESSION_SECRET: 'test-session-secret-0123456789abcdef',
+    KEY_HASH_SECRET: 'test-key-hash-secret-0123456789abcdef',
+  };
+  if (options.database === 'postgres') {
+    testDb = await createTestDatabase('postgres');
+    env.DATABASE_URL = testDb.settings.databaseUrl!;
+  }
+  const clock = createTestClock();
+  const gateway = createGateway(parseConfig({ ...env, ...options.env }), { now: clock.now });
+  const { url } = await gateway.start();
+  return {
+    url,
+    clock,
+    stop: async () => {
+      await gateway.stop();
+      await testDb?.destroy();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Developer {
+  cookie: string;
+  /** Full secrets of freshly issued keys. */
+  productionKey: string;
+  stagingKey: string;
+  issueKey(body: Record<string, unknown>): Promise<{ id: string; key: string }>;
+  revoke(id: string): Promise<void>;
+}
+
+let counter = 0;
+
+/** Signs a developer up through the portal API and issues one key per environment, as a user would. */
+export async function signUpDeveloper(baseUrl: string): Promise<Developer> {
+  const email = `dev${process.pid}-${Date.now()}-${counter++}@example.com`;
+  const signup = await fetch(`${baseUrl}/portal/api/signup`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', origin: baseUrl },
+    body: JSON.stringify({ email, password: 'correct horse battery staple' }),
+  });
+  if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${await signup.text()}`);
+  const cookie = signup.headers.get('set-cookie')!.split(';')[0]!;
+  const issueKey = async (body: Record<string, unknown>) => {
+    const res = await fetch(`${baseUrl}/portal/api/keys`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', origin: baseUrl, cookie },
+      body: JSON.stringify(body),
+    });
+    if (res.status !== 201) throw new Error(`key issue failed: ${res.status} ${await res.text()}`);
+    return jsonOf(res);
+  };
+  const revoke = async (id: string) => {
+    const res = await fetch(`${baseUrl}/portal/api/keys/${id}`, { method: 'DELETE', headers: { origin: baseUrl, cookie } });
+    if (res.status !== 204) throw new Error(`revoke failed: ${res.status} ${await res.text()}`);
+  };
+  const productionKey = (await issueKey({ name: 'production key' })).key;
+  const stagingKey = (await issueKey({ name: 'staging key', environment: 'staging' })).key;
+  return { cookie, productionKey, stagingKey, issueKey, revoke };
+}
