@@ -61,11 +61,12 @@ export function proxyToUpstream({ upstreamUrl, timeoutMs, links, onError }: Prox
       },
       error(err, incoming, res) {
         const req = incoming as ProxiedRequest;
-        if (req.destroyed && !req[TIMED_OUT]) return; // the client went away: nobody to answer
+        const response = res as ServerResponse;
+        if (response.destroyed || req.socket.destroyed) return; // the client went away: nobody to answer
         const apiError = req[TIMED_OUT]
           ? new ApiError('gateway_timeout', `The upstream did not answer within ${timeoutMs} ms.`, { cause: err })
           : new ApiError('bad_gateway', 'The upstream could not be reached or closed the connection.', { cause: err });
-        onError(apiError, req, res as ServerResponse);
+        onError(apiError, req, response);
       },
     },
   });

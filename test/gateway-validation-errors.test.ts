@@ -1,0 +1,161 @@
+import { expectMatchesContract } from './support/contract';
+import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
+import { jsonOf } from './support/http';
+import { startRecordingUpstream } from './support/upstream-double';
+
+/**
+ * Bad input is refused by the gateway from the OpenAPI document, with an exact Error body,
+ * before the upstream is touched. The upstream here records every request that reaches it.
+ */
+describe('request validation at the gateway', () => {
+  let gw: TestGateway;
+  let dev: Developer;
+  let upstream: Awaited<ReturnType<typeof startRecordingUpstream>>;
+
+  beforeAll(async () => {
+    upstream = await startRecordingUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    });
+    gw = await startTestGateway({ env: { PRODUCTION_UPSTREAM: upstream.url } });
+    dev = await signUpDeveloper(gw.url);
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await upstream?.close();
+  });
+
+  const send = (method: string, path: string, body?: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+    fetch(gw.url + path, { method, headers: { authorization: `Bearer ${dev.productionKey}`, ...headers }, body });
+
+  /** Sends, then asserts the exact Error body and that nothing reached the upstream meanwhile. */
+  const expectRefused = async (request: () => Promise<Response>, status: number, code: string, message: string, operationId = 'listPets') => {
+    const before = upstream.requests.length;
+    const res = await request();
+    expect(res.status).toBe(status);
+    const body = await jsonOf(res);
+    expect(body).toEqual({ code, message, status });
+    if (status === 400) expectMatchesContract(operationId, 400, body);
+    expect(upstream.requests.length).toBe(before);
+  };
+
+  test.each([
+    ['limit=0', 'query parameter "limit" must be >= 1'],
+    ['limit=101', 'query parameter "limit" must be <= 100'],
+    ['limit=abc', 'query parameter "limit" must be integer'],
+    ['limit=1.5', 'query parameter "limit" must be integer'],
+    ['limit=', 'query parameter "limit" must be integer'],
+    ['limit=-3', 'query parameter "limit" must be >= 1'],
+    ['limit=1e2', 'query parameter "limit" must be integer'],
+    ['limit=5&limit=6', 'query parameter "limit" must not be repeated'],
+    ['status=lost', 'query parameter "status" must be one of: available, pending, sold'],
+    ['status=SOLD', 'query parameter "status" must be one of: available, pending, sold'],
+    ['after=-1', 'query parameter "after" must be >= 0'],
+    ['sort=name', 'query parameter "sort" is not supported'],
+  ])('when GET /pets?%s, then 400 invalid_request naming the parameter', async (query, message) => {
+    await expectRefused(() => send('GET', `/v1/pets?${query}`), 400, 'invalid_request', message);
+  });
+
+  test('when a valid list request arrives, then it reaches the upstream with the key stripped and the caller identified', async () => {
+    const before = upstream.requests.length;
+    const res = await send('GET', '/v1/pets?limit=100&status=sold');
+    expect(res.status).toBe(200);
+    expect(upstream.requests.length).toBe(before + 1);
+    const seen = upstream.requests.at(-1)!;
+    expect(seen.url).toBe('/pets?limit=100&status=sold');
+    expect(seen.headers.authorization).toBeUndefined();
+    expect(seen.headers['x-api-key-id']).toMatch(/^key_/);
+    expect(seen.headers['x-request-id']).toBe(res.headers.get('x-request-id'));
+  });
+
+  test.each([
+    ['{}', 'body field "name" is required'],
+    ['{"name":"Rex"}', 'body field "categoryId" is required'],
+    ['{"categoryId":1}', 'body field "name" is required'],
+    ['{"name":"Rex","categoryId":1,"id":7}', 'body field "id" is not allowed'],
+    ['{"name":"Rex","categoryId":1,"colour":"brown"}', 'body field "colour" is not allowed'],
+    ['{"name":"","categoryId":1}', 'body field "name" must NOT have fewer than 1 characters'],
+    ['{"name":"   ","categoryId":1}', 'body field "name" must not be blank'],
+    ['{"name":"<201 characters>","categoryId":1}', 'body field "name" must NOT have more than 200 characters'],
+    ['{"name":42,"categoryId":1}', 'body field "name" must be string'],
+    ['{"name":"Rex","categoryId":0}', 'body field "categoryId" must be >= 1'],
+    ['{"name":"Rex","categoryId":-4}', 'body field "categoryId" must be >= 1'],
+    ['{"name":"Rex","categoryId":1.5}', 'body field "categoryId" must be integer'],
+    ['{"name":"Rex","categoryId":"1"}', 'body field "categoryId" must be integer'],
+    ['{"name":"Rex","categoryId":9007199254740993}', 'body field "categoryId" must be <= 9007199254740991'],
+    ['{"name":"Rex","categoryId":1,"status":"lost"}', 'body field "status" must be one of: available, pending, sold'],
+    ['[]', 'body must be object'],
+    ['"Rex"', 'body must be object'],
+    ['null', 'body must be object'],
+  ])('when POST /pets has body %s, then 400 invalid_request', async (body, message) => {
+    const sent = body.replace('<201 characters>', 'x'.repeat(201));
+    await expectRefused(() => send('POST', '/v1/pets', sent), 400, 'invalid_request', message, 'createPet');
+  });
+
+  test('when the body is not valid JSON, then 400 invalid_json', async () => {
+    await expectRefused(() => send('POST', '/v1/pets', '{"name": "Rex",'), 400, 'invalid_json', 'The request body is not valid JSON.', 'createPet');
+  });
+
+  test('when Content-Type is missing or not JSON, then 400 invalid_content_type', async () => {
+    const message = 'The request body must be sent with "Content-Type: application/json".';
+    await expectRefused(() => send('POST', '/v1/pets', '{"name":"Rex","categoryId":1}', {}), 400, 'invalid_content_type', message, 'createPet');
+    await expectRefused(() => send('POST', '/v1/pets', '{"name":"Rex","categoryId":1}', { 'content-type': 'text/plain' }), 400, 'invalid_content_type', message, 'createPet');
+  });
+
+  test('when the body is empty, then 400 invalid_request', async () => {
+    await expectRefused(() => send('POST', '/v1/pets', ''), 400, 'invalid_request', 'A JSON request body is required.', 'createPet');
+  });
+
+  test('when the body is larger than 64 KiB, then 413 payload_too_large', async () => {
+    const big = JSON.stringify({ name: 'Rex', categoryId: 1, pad: 'x'.repeat(70 * 1024) });
+    await expectRefused(() => send('POST', '/v1/pets', big), 413, 'payload_too_large', 'The request body must not exceed 64 KiB.');
+  });
+
+  test('when a chunked body grows past 64 KiB, then 413 too (no Content-Length to trust)', async () => {
+    const chunks = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < 80; i++) controller.enqueue(new TextEncoder().encode('x'.repeat(1024)));
+        controller.close();
+      },
+    });
+    const request = () =>
+      fetch(`${gw.url}/v1/pets`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${dev.productionKey}`, 'content-type': 'application/json' },
+        body: chunks,
+        duplex: 'half',
+      } as RequestInit);
+    await expectRefused(request, 413, 'payload_too_large', 'The request body must not exceed 64 KiB.');
+  });
+
+  test('when a valid pet is posted, then exactly the validated bytes reach the upstream', async () => {
+    const body = '{"name":"Rex","categoryId":1,"status":"sold"}';
+    const before = upstream.requests.length;
+    await send('POST', '/v1/pets', body);
+    expect(upstream.requests.length).toBe(before + 1);
+    expect(upstream.requests.at(-1)).toMatchObject({ method: 'POST', url: '/pets', body });
+  });
+
+  test.each([
+    ['abc', 'path parameter "petId" must be integer'],
+    ['0', 'path parameter "petId" must be >= 1'],
+    ['-1', 'path parameter "petId" must be >= 1'],
+    ['1.5', 'path parameter "petId" must be integer'],
+    ['99999999999999999999', 'path parameter "petId" must be <= 9007199254740991'],
+  ])('when GET /pets/%s, then 400 invalid_request', async (petId, message) => {
+    await expectRefused(() => send('GET', `/v1/pets/${petId}`), 400, 'invalid_request', message, 'getPet');
+  });
+
+  test('when an unknown path under /v1 is called, then 404 with an Error body', async () => {
+    await expectRefused(() => send('GET', '/v1/owners'), 404, 'not_found', 'No operation at GET /v1/owners.');
+    await expectRefused(() => send('GET', '/v1'), 404, 'not_found', 'No operation at GET /v1/.');
+  });
+
+  test('when a method is not defined for a path, then 405 with Allow', async () => {
+    const res = await send('DELETE', '/v1/pets');
+    expect(res.headers.get('allow')).toBe('GET, HEAD, POST');
+    await expectRefused(() => send('DELETE', '/v1/pets'), 405, 'method_not_allowed', 'DELETE is not allowed on /v1/pets; allowed: GET, HEAD, POST.');
+    const put = await send('PUT', '/v1/pets/1', '{}');
+    expect(put.headers.get('allow')).toBe('GET, HEAD');
+    expect(put.status).toBe(405);
+  });
+});
