@@ -131,6 +131,8 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         apiKeys,
         loginLimiter: createLoginLimiter(),
         publicUrl,
+        clock: now,
+        logger,
       }),
     );
     app.use((req, res) => {

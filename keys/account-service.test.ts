@@ -1,0 +1,98 @@
+import type { Database } from '../db/database';
+import { ApiError } from '../lib/api-error';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
+import { createAccountService, type AccountService } from './account-service';
+import { migrateKeys } from './migrations';
+import { createPasswordHasher } from './password';
+
+const PASSWORD = 'correct horse battery staple';
+
+async function apiErrorOf(promise: Promise<unknown>): Promise<ApiError> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ApiError);
+  return err as ApiError;
+}
+
+describe.each(testDatabaseKinds())('account service on %s', (kind) => {
+  let testDb: TestDatabase;
+  let db: Database;
+  let accounts: AccountService;
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase(kind);
+    db = await testDb.open();
+    await migrateKeys(db);
+    accounts = createAccountService({ db });
+  });
+
+  afterAll(async () => {
+    await db.close();
+    await testDb.destroy();
+  });
+
+  test('when someone signs up, then the email is stored lower-cased and trimmed and only a scrypt hash of the password is kept', async () => {
+    const account = await accounts.signup('  Grace@Example.COM ', PASSWORD);
+    expect(account).toEqual({ id: expect.any(Number), email: 'grace@example.com', createdAt: expect.any(Date) });
+    const [row] = await db.query<{ email: string; password_hash: string }>('SELECT email, password_hash FROM accounts.accounts WHERE id = $1', [account.id]);
+    expect(row!.email).toBe('grace@example.com');
+    expect(row!.password_hash).toMatch(/^scrypt\$131072\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(row!.password_hash).not.toContain(PASSWORD);
+    await expect(accounts.get(account.id)).resolves.toEqual(account);
+  });
+
+  test('when the email is taken, in any case, then sign-up is a 409 conflict', async () => {
+    const err = await apiErrorOf(accounts.signup('GRACE@example.com', 'another good password'));
+    expect(err.toBody()).toEqual({ code: 'conflict', message: 'An account with this email already exists.', status: 409 });
+  });
+
+  test('when the password breaks the policy, then sign-up is a 400 weak_password naming the rule', async () => {
+    const err = await apiErrorOf(accounts.signup('weak@example.com', 'short'));
+    expect(err.toBody()).toEqual({ code: 'weak_password', message: 'Password must be at least 10 characters long.', status: 400 });
+    const sameAsEmail = await apiErrorOf(accounts.signup('weak@example.com', 'WEAK@example.com'));
+    expect(sameAsEmail.message).toBe('Password must not be the same as the email address.');
+  });
+
+  test.each([
+    ['empty', ''],
+    ['without @', 'no-at-sign'],
+    ['with two @', 'two@@example.com'],
+    ['with a space', 'spaces in@example.com'],
+    ['without a dot in the domain', 'nodot@example'],
+    ['longer than 254 characters', `${'a'.repeat(250)}@example.com`],
+  ])(
+    'when the email is %s, then sign-up is a 400 invalid_request',
+    async (_label, email) => {
+      const err = await apiErrorOf(accounts.signup(email, PASSWORD));
+      expect(err.toBody()).toEqual({ code: 'invalid_request', message: 'email must be a valid email address of at most 254 characters.', status: 400 });
+    },
+  );
+
+  test('when the right password is given, in any email case, then authenticate returns the account', async () => {
+    const account = await accounts.authenticate(' GRACE@EXAMPLE.COM', PASSWORD);
+    expect(account?.email).toBe('grace@example.com');
+  });
+
+  test('when the password is wrong or the email unknown, then authenticate returns null', async () => {
+    await expect(accounts.authenticate('grace@example.com', 'not the password')).resolves.toBeNull();
+    await expect(accounts.authenticate('nobody@example.com', PASSWORD)).resolves.toBeNull();
+    await expect(accounts.authenticate('not an email', PASSWORD)).resolves.toBeNull();
+  });
+
+  test('when an account id is unknown or invalid, then get returns null', async () => {
+    await expect(accounts.get(999_999)).resolves.toBeNull();
+    await expect(accounts.get(-1)).resolves.toBeNull();
+    await expect(accounts.get(1.5)).resolves.toBeNull();
+  });
+
+  test('when a password hash was made with weaker parameters, then a successful login upgrades it', async () => {
+    const legacy = createAccountService({ db, passwords: createPasswordHasher({ cost: { N: 2 ** 12, r: 8, p: 1 } }) });
+    const account = await legacy.signup('legacy@example.com', PASSWORD);
+    await expect(accounts.authenticate('legacy@example.com', PASSWORD)).resolves.toEqual(account);
+    const [row] = await db.query<{ password_hash: string }>('SELECT password_hash FROM accounts.accounts WHERE id = $1', [account.id]);
+    expect(row!.password_hash.startsWith('scrypt$131072$8$1$')).toBe(true);
+    await expect(accounts.authenticate('legacy@example.com', PASSWORD)).resolves.toEqual(account);
+  });
+});

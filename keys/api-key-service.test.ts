@@ -1,0 +1,274 @@
+import { createHmac, randomUUID } from 'node:crypto';
+import type { Database } from '../db/database';
+import { ApiError } from '../lib/api-error';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
+import { createApiKeyService, parseApiKey, type ApiKeyService } from './api-key-service';
+import { migrateKeys } from './migrations';
+import { createLocalRevocationBus, type RevocationBus } from './revocation-bus';
+
+const HASH_SECRET = 'test-hash-secret-0123456789abcdefghijklmnop';
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The real database, with a count of the statements sent to it. */
+function countingDatabase(db: Database): Database & { statements: string[] } {
+  const statements: string[] = [];
+  return {
+    ...db,
+    statements,
+    query: (sql, params) => {
+      statements.push(sql);
+      return db.query(sql, params);
+    },
+  };
+}
+
+describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
+  let testDb: TestDatabase;
+  let db: ReturnType<typeof countingDatabase>;
+  let bus: RevocationBus;
+  let clock: Date;
+  let service: ApiKeyService;
+
+  const newAccount = async (): Promise<number> => {
+    const [row] = await db.query<{ id: number }>(`INSERT INTO accounts.accounts (email, password_hash) VALUES ($1, 'not-used') RETURNING id`, [
+      `${randomUUID()}@example.com`,
+    ]);
+    return row!.id;
+  };
+  const expectApiError = async (promise: Promise<unknown>, code: string, message?: string) => {
+    const err = await promise.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(ApiError);
+    expect((err as ApiError).code).toBe(code);
+    if (message) expect((err as ApiError).message).toBe(message);
+  };
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase(kind);
+    db = countingDatabase(await testDb.open());
+    await migrateKeys(db);
+  });
+
+  beforeEach(() => {
+    clock = new Date('2026-01-01T00:00:00.000Z');
+    bus = createLocalRevocationBus();
+    service = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 60_000 });
+  });
+
+  afterEach(() => service.close());
+
+  afterAll(async () => {
+    await db.close();
+    await testDb.destroy();
+  });
+
+  test('when a production key is issued, then it is asg_prod_ plus 43 base64url characters (256 random bits) and its prefix is its visible start', async () => {
+    const accountId = await newAccount();
+    const issued = await service.issue(accountId, { name: '  CI pipeline  ' });
+    expect(issued.key).toMatch(/^asg_prod_[A-Za-z0-9_-]{43}$/);
+    expect(Buffer.from(issued.key.slice('asg_prod_'.length), 'base64url')).toHaveLength(32);
+    expect(issued).toEqual({
+      id: expect.stringMatching(/^key_[A-Za-z0-9_-]{16}$/),
+      name: 'CI pipeline',
+      prefix: issued.key.slice(0, 'asg_prod_'.length + 6),
+      environment: 'production',
+      createdAt: clock,
+      expiresAt: null,
+      key: issued.key,
+    });
+    expect(parseApiKey(issued.key)).toEqual({ environment: 'production' });
+  });
+
+  test('when a staging key with a lifetime is issued, then it starts asg_stag_ and expires that many days later', async () => {
+    const issued = await service.issue(await newAccount(), { name: 'sandbox', environment: 'staging', expiresInDays: 30 });
+    expect(issued.key).toMatch(/^asg_stag_[A-Za-z0-9_-]{43}$/);
+    expect(issued.prefix).toMatch(/^asg_stag_[A-Za-z0-9_-]{6}$/);
+    expect(issued.environment).toBe('staging');
+    expect(issued.expiresAt).toEqual(new Date(clock.getTime() + 30 * DAY_MS));
+  });
+
+  test('when a key is stored, then the row holds only its HMAC-SHA-256 and visible prefix, never the secret', async () => {
+    const issued = await service.issue(await newAccount(), { name: 'stored' });
+    const [row] = await db.query<Record<string, unknown>>('SELECT * FROM accounts.api_keys WHERE id = $1', [issued.id]);
+    const expectedHash = createHmac('sha256', HASH_SECRET).update(issued.key).digest('hex');
+    expect(row!.hash).toBe(expectedHash);
+    expect(row!.prefix).toBe(issued.prefix);
+    const secretPart = issued.key.slice(issued.prefix.length);
+    for (const value of Object.values(row!)) {
+      expect(String(value)).not.toContain(issued.key);
+      expect(String(value)).not.toContain(secretPart);
+    }
+  });
+
+  test('when many keys are issued, then keys, ids and prefixes do not repeat and every base64url character appears', async () => {
+    const accountId = await newAccount();
+    const issued = await Promise.all(Array.from({ length: 100 }, (_, i) => service.issue(accountId, { name: `key ${i}` })));
+    expect(new Set(issued.map((k) => k.key)).size).toBe(100);
+    expect(new Set(issued.map((k) => k.id)).size).toBe(100);
+    expect(new Set(issued.map((k) => k.prefix)).size).toBe(100);
+    const alphabet = new Set(issued.flatMap((k) => [...k.key.slice('asg_prod_'.length)]));
+    expect(alphabet.size).toBe(64);
+  });
+
+  test('when keys are listed, then they come newest first with status and times, and no secret', async () => {
+    const accountId = await newAccount();
+    const first = await service.issue(accountId, { name: 'first', expiresInDays: 1 });
+    clock = new Date(clock.getTime() + 1000);
+    const second = await service.issue(accountId, { name: 'second', environment: 'staging' });
+    clock = new Date(clock.getTime() + 1000);
+    const third = await service.issue(accountId, { name: 'third' });
+    await service.revoke(accountId, third.id);
+    clock = new Date(first.createdAt.getTime() + 2 * DAY_MS);
+
+    const list = await service.list(accountId);
+    const summary = ({ key: _key, ...rest }: typeof first) => rest;
+    expect(list).toEqual([
+      { ...summary(third), lastUsedAt: null, revokedAt: third.createdAt, status: 'revoked' },
+      { ...summary(second), lastUsedAt: null, revokedAt: null, status: 'active' },
+      { ...summary(first), lastUsedAt: null, revokedAt: null, status: 'expired' },
+    ]);
+    const text = JSON.stringify(list);
+    for (const key of [first, second, third]) expect(text).not.toContain(key.key.slice(key.prefix.length));
+    expect(await service.list(await newAccount())).toEqual([]);
+  });
+
+  test.each([
+    ['an empty name', { name: '' }, 'name must be a string of 1 to 100 characters.'],
+    ['a blank name', { name: '   ' }, 'name must be a string of 1 to 100 characters.'],
+    ['a 101-character name', { name: 'n'.repeat(101) }, 'name must be a string of 1 to 100 characters.'],
+    ['a control character in the name', { name: 'bell\u0007' }, 'name must not contain control characters.'],
+    ['an unknown environment', { name: 'ok', environment: 'development' }, 'environment must be "production" or "staging".'],
+    ['a lifetime of 0 days', { name: 'ok', expiresInDays: 0 }, 'expiresInDays must be an integer from 1 to 3650.'],
+    ['a lifetime of 3651 days', { name: 'ok', expiresInDays: 3651 }, 'expiresInDays must be an integer from 1 to 3650.'],
+    ['a fractional lifetime', { name: 'ok', expiresInDays: 1.5 }, 'expiresInDays must be an integer from 1 to 3650.'],
+  ])('when issuing with %s, then it is refused with invalid_request', async (_label, input, message) => {
+    await expectApiError(service.issue(await newAccount(), input), 'invalid_request', message);
+  });
+
+  test('when a key name has 100 characters and the lifetime is 3650 days, then it is accepted', async () => {
+    const issued = await service.issue(await newAccount(), { name: 'n'.repeat(100), expiresInDays: 3650 });
+    expect(issued.name).toHaveLength(100);
+  });
+
+  test('when a key is verified, then the result names the key, account and environment', async () => {
+    const accountId = await newAccount();
+    const issued = await service.issue(accountId, { name: 'verify me', expiresInDays: 10 });
+    await expect(service.verify(issued.key, 'production')).resolves.toEqual({
+      valid: true,
+      keyId: issued.id,
+      accountId,
+      environment: 'production',
+      expiresAt: issued.expiresAt,
+    });
+    await expect(service.verify(issued.key, 'staging')).resolves.toEqual({ valid: false, code: 'WRONG_ENVIRONMENT' });
+    clock = new Date(issued.expiresAt!.getTime());
+    await expect(service.verify(issued.key, 'production')).resolves.toEqual({ valid: false, code: 'EXPIRED' });
+  });
+
+  test('when a malformed key is verified, then it is MALFORMED without touching the database', async () => {
+    const before = db.statements.length;
+    for (const secret of ['', 'Bearer x', 'asg_prod_short', `asg_live_${'a'.repeat(43)}`, `asg_prod_${'a'.repeat(42)}!`, `asg_prod_${'a'.repeat(44)}`]) {
+      await expect(service.verify(secret, 'production')).resolves.toEqual({ valid: false, code: 'MALFORMED' });
+    }
+    expect(db.statements.length).toBe(before);
+  });
+
+  test('when a well-formed but unknown key is verified, then it is NOT_FOUND', async () => {
+    await expect(service.verify(`asg_prod_${'A'.repeat(43)}`, 'production')).resolves.toEqual({ valid: false, code: 'NOT_FOUND' });
+  });
+
+  test('when a key is revoked, then verify says REVOKED, the list says revoked, and its hash is published', async () => {
+    const published: string[] = [];
+    bus.subscribe((keyHash) => published.push(keyHash));
+    const accountId = await newAccount();
+    const issued = await service.issue(accountId, { name: 'to revoke' });
+    await service.revoke(accountId, issued.id);
+    await expect(service.verify(issued.key, 'production')).resolves.toEqual({ valid: false, code: 'REVOKED' });
+    expect(published).toEqual([service.hash(issued.key)]);
+    expect((await service.list(accountId))[0]).toMatchObject({ status: 'revoked', revokedAt: clock });
+  });
+
+  test('when a revoked key is revoked again, then it succeeds and keeps the first revocation time', async () => {
+    const accountId = await newAccount();
+    const issued = await service.issue(accountId, { name: 'twice' });
+    await service.revoke(accountId, issued.id);
+    const firstRevocation = clock;
+    clock = new Date(clock.getTime() + 60_000);
+    await expect(service.revoke(accountId, issued.id)).resolves.toBeUndefined();
+    expect((await service.list(accountId))[0]!.revokedAt).toEqual(firstRevocation);
+  });
+
+  test("when another account's, an unknown or a malformed key id is revoked, then it is not_found and nothing changes", async () => {
+    const owner = await newAccount();
+    const other = await newAccount();
+    const issued = await service.issue(owner, { name: 'mine' });
+    const message = 'No API key with this id exists in your account.';
+    await expectApiError(service.revoke(other, issued.id), 'not_found', message);
+    await expectApiError(service.revoke(owner, 'key_AAAAAAAAAAAAAAAA'), 'not_found', message);
+    await expectApiError(service.revoke(owner, "key_' OR 1=1 --"), 'not_found', message);
+    await expect(service.verify(issued.key, 'production')).resolves.toMatchObject({ valid: true });
+  });
+
+  test('when a key is used many times, then nothing is written until the flush, which is one UPDATE', async () => {
+    const accountId = await newAccount();
+    const a = await service.issue(accountId, { name: 'a' });
+    const b = await service.issue(accountId, { name: 'b' });
+    const before = db.statements.length;
+    for (let i = 0; i < 100; i++) {
+      clock = new Date(clock.getTime() + 10);
+      service.recordUse(i % 2 === 0 ? a.id : b.id);
+    }
+    expect(db.statements.length).toBe(before);
+    const lastA = new Date(clock.getTime() - 10);
+    const lastB = clock;
+    await service.flushUsage();
+    expect(db.statements.slice(before)).toEqual([expect.stringContaining('UPDATE')]);
+    const rows = await db.query<{ id: string; last_used_at: Date }>('SELECT id, last_used_at FROM accounts.api_keys WHERE account_id = $1', [accountId]);
+    expect(Object.fromEntries(rows.map((r) => [r.id, new Date(r.last_used_at).toISOString()]))).toEqual({
+      [a.id]: lastA.toISOString(),
+      [b.id]: lastB.toISOString(),
+    });
+    await service.flushUsage();
+    expect(db.statements.length).toBe(before + 2); // the SELECT above; an empty flush writes nothing
+  });
+
+  test('when a use is recorded but not yet flushed, then the list already shows it', async () => {
+    const accountId = await newAccount();
+    const issued = await service.issue(accountId, { name: 'pending' });
+    service.recordUse(issued.id);
+    expect((await service.list(accountId))[0]!.lastUsedAt).toEqual(clock);
+  });
+
+  test('when the flush interval passes, then pending uses are written without being asked', async () => {
+    const timed = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 20 });
+    const accountId = await newAccount();
+    const issued = await timed.issue(accountId, { name: 'timed' });
+    timed.recordUse(issued.id);
+    const deadline = Date.now() + 2000;
+    let stored: unknown = null;
+    while (stored === null && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      [{ last_used_at: stored }] = (await db.query<{ last_used_at: Date | null }>('SELECT last_used_at FROM accounts.api_keys WHERE id = $1', [issued.id])) as [
+        { last_used_at: Date | null },
+      ];
+    }
+    expect(stored).toEqual(clock);
+    await timed.close();
+  });
+
+  test('when the service closes, then pending uses are written', async () => {
+    const closing = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock });
+    const accountId = await newAccount();
+    const issued = await closing.issue(accountId, { name: 'closing' });
+    closing.recordUse(issued.id);
+    await closing.close();
+    const [row] = await db.query<{ last_used_at: Date }>('SELECT last_used_at FROM accounts.api_keys WHERE id = $1', [issued.id]);
+    expect(row!.last_used_at).toEqual(clock);
+  });
+
+  test('when the hash secret is short, then the service refuses to start', () => {
+    expect(() => createApiKeyService({ db, hashSecret: 'short', revocations: bus })).toThrow('at least 32 characters');
+  });
+});

@@ -1,0 +1,316 @@
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { ident, type Database } from '../db/database';
+import { ApiError } from '../lib/api-error';
+import { KEYS_SCHEMA } from './migrations';
+import type { RevocationBus } from './revocation-bus';
+
+export const ENVIRONMENTS = ['production', 'staging'] as const;
+export type Environment = (typeof ENVIRONMENTS)[number];
+
+/** Recognisable per environment (secret scanners, support), and a key works only in its own one. */
+export const KEY_PREFIXES: Readonly<Record<Environment, string>> = Object.freeze({ production: 'asg_prod_', staging: 'asg_stag_' });
+/** 32 bytes = 256 bits of randomness, 43 base64url characters. */
+export const KEY_RANDOM_BYTES = 32;
+/** Random characters kept in the visible prefix (36 bits: enough to tell keys apart, far too few to guess one). */
+export const VISIBLE_RANDOM_CHARS = 6;
+export const KEY_NAME_MAX_LENGTH = 100;
+export const MAX_EXPIRES_IN_DAYS = 3650;
+
+const KEY_SHAPE = /^asg_(prod|stag)_[A-Za-z0-9_-]{43}$/;
+const KEY_ID_SHAPE = /^key_[A-Za-z0-9_-]{16}$/;
+const DAY_MS = 24 * 60 * 60 * 1000;
+const MIN_SECRET_LENGTH = 32;
+
+export type VerifyFailureCode = 'MALFORMED' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' | 'WRONG_ENVIRONMENT';
+
+/** Business outcomes of verification; infrastructure failures are thrown instead. */
+export type VerifyResult =
+  | { valid: true; keyId: string; accountId: number; environment: Environment; expiresAt: Date | null }
+  | { valid: false; code: VerifyFailureCode };
+
+/** What the store knows about a key, looked up by its hash. Never contains the secret. */
+export interface KeyRecord {
+  keyId: string;
+  accountId: number;
+  environment: Environment;
+  expiresAt: Date | null;
+  revokedAt: Date | null;
+}
+
+export interface IssueKeyInput {
+  name: string;
+  environment?: string;
+  /** Whole days from now; null or absent: the key does not expire. */
+  expiresInDays?: number | null;
+}
+
+export interface IssuedKey {
+  id: string;
+  name: string;
+  prefix: string;
+  environment: Environment;
+  createdAt: Date;
+  expiresAt: Date | null;
+  /** The full secret. Returned by `issue` only; it cannot be recovered afterwards. */
+  key: string;
+}
+
+export type KeyStatus = 'active' | 'revoked' | 'expired';
+
+export interface KeySummary {
+  id: string;
+  name: string;
+  prefix: string;
+  environment: Environment;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  status: KeyStatus;
+}
+
+export interface ApiKeyService {
+  issue(accountId: number, input: IssueKeyInput): Promise<IssuedKey>;
+  /** Newest first, revoked and expired keys included (with their status). */
+  list(accountId: number): Promise<KeySummary[]>;
+  /** 404 `not_found` for unknown keys and other accounts' keys; revoking twice is fine. */
+  revoke(accountId: number, keyId: string): Promise<void>;
+  /** Uncached verification against the store (the gateway goes through `createKeyVerifier`). */
+  verify(secret: string, environment: Environment): Promise<VerifyResult>;
+  /** HMAC-SHA-256 of a key with the server secret, hex: the only form in which keys are stored. */
+  hash(secret: string): string;
+  findByHash(keyHash: string): Promise<KeyRecord | null>;
+  /** Notes that a key was used now; written in batches, never one UPDATE per request. */
+  recordUse(keyId: string): void;
+  /** Writes pending last-used times with one UPDATE. */
+  flushUsage(): Promise<void>;
+  /** Stops the flush timer and writes what is pending. */
+  close(): Promise<void>;
+}
+
+export interface ApiKeyServiceDeps {
+  db: Database;
+  /** Server secret for the keyed hash, at least 32 characters. Changing it invalidates every key. */
+  hashSecret: string;
+  /** Told about every revocation so key caches drop the key. */
+  revocations: RevocationBus;
+  now?: () => Date;
+  /** How often pending last-used times are written. Default 5000 ms. */
+  flushIntervalMs?: number;
+  /** Called when a background flush fails (the times are kept and retried). */
+  onFlushError?: (err: unknown) => void;
+}
+
+/** Cheap shape check, no I/O: the environment a well-formed key claims, or null. */
+export function parseApiKey(secret: unknown): { environment: Environment } | null {
+  if (typeof secret !== 'string' || !KEY_SHAPE.test(secret)) return null;
+  return { environment: secret.startsWith(KEY_PREFIXES.production) ? 'production' : 'staging' };
+}
+
+/** Applies revocation, expiry and environment to what the store said. Pure, so caches can re-run it on every hit. */
+export function evaluateKey(record: KeyRecord | null, environment: Environment, now: Date): VerifyResult {
+  if (!record) return { valid: false, code: 'NOT_FOUND' };
+  if (record.revokedAt) return { valid: false, code: 'REVOKED' };
+  if (record.expiresAt && record.expiresAt.getTime() <= now.getTime()) return { valid: false, code: 'EXPIRED' };
+  if (record.environment !== environment) return { valid: false, code: 'WRONG_ENVIRONMENT' };
+  return { valid: true, keyId: record.keyId, accountId: record.accountId, environment: record.environment, expiresAt: record.expiresAt };
+}
+
+export function keyStatus(key: { revokedAt: Date | null; expiresAt: Date | null }, now: Date): KeyStatus {
+  if (key.revokedAt) return 'revoked';
+  if (key.expiresAt && key.expiresAt.getTime() <= now.getTime()) return 'expired';
+  return 'active';
+}
+
+function readName(value: unknown): string {
+  const name = typeof value === 'string' ? value.trim() : '';
+  const length = [...name].length;
+  if (length < 1 || length > KEY_NAME_MAX_LENGTH) {
+    throw new ApiError('invalid_request', `name must be a string of 1 to ${KEY_NAME_MAX_LENGTH} characters.`);
+  }
+  if (/\p{Cc}/u.test(name)) throw new ApiError('invalid_request', 'name must not contain control characters.');
+  return name;
+}
+
+function readEnvironment(value: unknown): Environment {
+  if (value === undefined) return 'production';
+  if (!(ENVIRONMENTS as readonly unknown[]).includes(value)) {
+    throw new ApiError('invalid_request', 'environment must be "production" or "staging".');
+  }
+  return value as Environment;
+}
+
+function readExpiresInDays(value: unknown): number | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_EXPIRES_IN_DAYS) {
+    throw new ApiError('invalid_request', `expiresInDays must be an integer from 1 to ${MAX_EXPIRES_IN_DAYS}.`);
+  }
+  return value;
+}
+
+const notFound = () => new ApiError('not_found', 'No API key with this id exists in your account.');
+
+interface KeyRow {
+  id: string;
+  account_id: number;
+  name: string;
+  environment: Environment;
+  prefix: string;
+  created_at: Date;
+  expires_at: Date | null;
+  last_used_at: Date | null;
+  revoked_at: Date | null;
+}
+
+const dateOrNull = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
+
+export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
+  const { db, revocations } = deps;
+  const now = deps.now ?? (() => new Date());
+  const flushIntervalMs = deps.flushIntervalMs ?? 5000;
+  const onFlushError = deps.onFlushError ?? (() => {});
+  if (typeof deps.hashSecret !== 'string' || deps.hashSecret.length < MIN_SECRET_LENGTH) {
+    throw new Error(`The key hash secret must be at least ${MIN_SECRET_LENGTH} characters long`);
+  }
+  if (!Number.isInteger(flushIntervalMs) || flushIntervalMs < 1) throw new Error('flushIntervalMs must be a positive integer');
+  const hmacKey: KeyObject = createSecretKey(Buffer.from(deps.hashSecret, 'utf8'));
+  const table = `${ident(KEYS_SCHEMA)}.api_keys`;
+
+  const hash = (secret: string): string => createHmac('sha256', hmacKey).update(secret, 'utf8').digest('hex');
+
+  const findByHash = async (keyHash: string): Promise<KeyRecord | null> => {
+    const [row] = await db.query<KeyRow>(`SELECT id, account_id, environment, expires_at, revoked_at FROM ${table} WHERE hash = $1`, [keyHash]);
+    if (!row) return null;
+    return {
+      keyId: row.id,
+      accountId: Number(row.account_id),
+      environment: row.environment,
+      expiresAt: dateOrNull(row.expires_at),
+      revokedAt: dateOrNull(row.revoked_at),
+    };
+  };
+
+  // Last-used times wait here (key id → latest use) and are written together.
+  let pendingUses = new Map<string, Date>();
+  let flushTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  const flushUsage = async (): Promise<void> => {
+    if (pendingUses.size === 0) return;
+    const batch = pendingUses;
+    pendingUses = new Map();
+    try {
+      await db.query(
+        `UPDATE ${table} AS k SET last_used_at = GREATEST(k.last_used_at, u.used_at)
+         FROM unnest($1::text[], $2::timestamptz[]) AS u(id, used_at)
+         WHERE k.id = u.id`,
+        [[...batch.keys()], [...batch.values()]],
+      );
+    } catch (err) {
+      // Put them back (keeping any newer use recorded meanwhile) for the next flush.
+      for (const [id, at] of batch) {
+        const newer = pendingUses.get(id);
+        if (!newer || newer < at) pendingUses.set(id, at);
+      }
+      scheduleFlush();
+      throw err;
+    }
+  };
+
+  function scheduleFlush(): void {
+    if (flushTimer || closed) return;
+    flushTimer = setTimeout(() => {
+      flushTimer = undefined;
+      flushUsage().catch(onFlushError);
+    }, flushIntervalMs);
+    flushTimer.unref();
+  }
+
+  return {
+    async issue(accountId, input) {
+      const name = readName(input.name);
+      const environment = readEnvironment(input.environment);
+      const expiresInDays = readExpiresInDays(input.expiresInDays);
+      const random = randomBytes(KEY_RANDOM_BYTES).toString('base64url');
+      const key = KEY_PREFIXES[environment] + random;
+      const prefix = KEY_PREFIXES[environment] + random.slice(0, VISIBLE_RANDOM_CHARS);
+      const id = `key_${randomBytes(12).toString('base64url')}`;
+      const createdAt = now();
+      const expiresAt = expiresInDays === null ? null : new Date(createdAt.getTime() + expiresInDays * DAY_MS);
+      await db.query(
+        `INSERT INTO ${table} (id, account_id, name, environment, prefix, hash, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+        [id, accountId, name, environment, prefix, hash(key), createdAt, expiresAt],
+      );
+      return { id, name, prefix, environment, createdAt, expiresAt, key };
+    },
+
+    async list(accountId) {
+      const rows = await db.query<KeyRow>(
+        `SELECT id, name, environment, prefix, created_at, expires_at, last_used_at, revoked_at
+         FROM ${table} WHERE account_id = $1 ORDER BY created_at DESC, id`,
+        [accountId],
+      );
+      const at = now();
+      return rows.map((row) => {
+        const expiresAt = dateOrNull(row.expires_at);
+        const revokedAt = dateOrNull(row.revoked_at);
+        const stored = dateOrNull(row.last_used_at);
+        const pending = pendingUses.get(row.id);
+        const lastUsedAt = pending && (!stored || pending > stored) ? pending : stored;
+        return {
+          id: row.id,
+          name: row.name,
+          prefix: row.prefix,
+          environment: row.environment,
+          createdAt: new Date(row.created_at),
+          expiresAt,
+          lastUsedAt,
+          revokedAt,
+          status: keyStatus({ revokedAt, expiresAt }, at),
+        };
+      });
+    },
+
+    async revoke(accountId, keyId) {
+      if (typeof keyId !== 'string' || !KEY_ID_SHAPE.test(keyId)) throw notFound();
+      // One statement: revokes when still active, and finds the hash either way (revoking twice is not an error).
+      const [row] = await db.query<{ hash: string }>(
+        `WITH revoked AS (
+           UPDATE ${table} SET revoked_at = $3 WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING hash
+         )
+         SELECT hash FROM revoked
+         UNION ALL
+         SELECT hash FROM ${table} WHERE id = $1 AND account_id = $2`,
+        [keyId, accountId, now()],
+      );
+      if (!row) throw notFound();
+      // Published also for an already revoked key: harmless, and it repairs a publish that failed earlier.
+      await revocations.publish(row.hash);
+    },
+
+    async verify(secret, environment) {
+      if (!parseApiKey(secret)) return { valid: false, code: 'MALFORMED' };
+      return evaluateKey(await findByHash(hash(secret)), environment, now());
+    },
+
+    hash,
+    findByHash,
+
+    recordUse(keyId) {
+      const at = now();
+      const previous = pendingUses.get(keyId);
+      if (!previous || previous < at) pendingUses.set(keyId, at);
+      scheduleFlush();
+    },
+
+    flushUsage,
+
+    async close() {
+      closed = true;
+      if (flushTimer) clearTimeout(flushTimer);
+      flushTimer = undefined;
+      await flushUsage();
+    },
+  };
+}

@@ -1,0 +1,128 @@
+import { LRUCache } from 'lru-cache';
+import { evaluateKey, parseApiKey, type ApiKeyService, type Environment, type KeyRecord, type VerifyResult } from './api-key-service';
+import type { RevocationBus } from './revocation-bus';
+
+/**
+ * Key caches, both keyed by the key's HMAC hash (never the key itself):
+ * - `found`: what the store said about existing keys, for `ttlMs`.
+ * - `missing`: hashes the store does not know, briefly (`negativeTtlMs`) and in a separate,
+ *   bounded cache, so a flood of guessed keys neither reaches the store per request nor
+ *   evicts real keys.
+ * Invalidation: a revocation message evicts the hash from both at once (every process
+ * subscribes), so revocation takes effect well within a second. Expiry and environment are
+ * re-evaluated on every hit, so an expired key is refused the instant it expires.
+ */
+export interface KeyVerifier {
+  verify(secret: string, environment: Environment): Promise<VerifyResult>;
+  stats(): KeyVerifierStats;
+  /** Stops listening for revocations. */
+  close(): void;
+}
+
+export interface KeyVerifierStats {
+  hits: number;
+  misses: number;
+  /** Keys refused by the shape check, before any cache or store access. */
+  malformed: number;
+  evictions: number;
+  size: number;
+}
+
+export interface KeyVerifierOptions {
+  keys: Pick<ApiKeyService, 'hash' | 'findByHash' | 'recordUse'>;
+  revocations: RevocationBus;
+  /** Lifetime of a cached lookup of an existing key. */
+  ttlMs: number;
+  /** Most existing keys held. */
+  max: number;
+  /** Lifetime of a "no such key" entry. Default 5000 ms. */
+  negativeTtlMs?: number;
+  /** Most "no such key" entries held. Default `max`. */
+  negativeMax?: number;
+  now?: () => Date;
+}
+
+export const DEFAULT_NEGATIVE_TTL_MS = 5000;
+
+export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
+  const { keys, revocations, ttlMs, max } = options;
+  const negativeTtlMs = options.negativeTtlMs ?? DEFAULT_NEGATIVE_TTL_MS;
+  const negativeMax = options.negativeMax ?? max;
+  const now = options.now ?? (() => new Date());
+  for (const [name, value] of Object.entries({ ttlMs, max, negativeTtlMs, negativeMax })) {
+    if (!Number.isInteger(value) || value < 1) throw new Error(`createKeyVerifier: ${name} must be a positive integer`);
+  }
+  // With an injected clock, cache ages follow it too (tests move time instead of sleeping);
+  // otherwise lru-cache keeps its monotonic timer, immune to wall-clock jumps.
+  const timing = options.now ? { perf: { now: () => now().getTime() }, ttlResolution: 0 } : {};
+  const found = new LRUCache<string, KeyRecord>({ max, ttl: ttlMs, ...timing });
+  const missing = new LRUCache<string, true>({ max: negativeMax, ttl: negativeTtlMs, ...timing });
+  // One store lookup per hash at a time, however many requests carry that key.
+  const inFlight = new Map<string, Promise<KeyRecord | null>>();
+  const counters = { hits: 0, misses: 0, malformed: 0, evictions: 0 };
+  // Bumped by every revocation; a lookup that overlapped one is used once but not cached.
+  let revocationEpoch = 0;
+
+  const unsubscribe = revocations.subscribe(function evictRevokedKey(keyHash) {
+    revocationEpoch++;
+    counters.evictions++;
+    found.delete(keyHash);
+    missing.delete(keyHash);
+    inFlight.delete(keyHash);
+  });
+
+  function lookup(keyHash: string): Promise<KeyRecord | null> {
+    const pending = inFlight.get(keyHash);
+    if (pending) return pending;
+    const epoch = revocationEpoch;
+    const promise = keys.findByHash(keyHash).then(
+      (record) => {
+        if (inFlight.get(keyHash) === promise) inFlight.delete(keyHash);
+        if (epoch === revocationEpoch) {
+          if (record) found.set(keyHash, record);
+          else missing.set(keyHash, true);
+        }
+        return record;
+      },
+      (err: unknown) => {
+        if (inFlight.get(keyHash) === promise) inFlight.delete(keyHash);
+        throw err;
+      },
+    );
+    inFlight.set(keyHash, promise);
+    return promise;
+  }
+
+  return {
+    async verify(secret, environment) {
+      if (!parseApiKey(secret)) {
+        counters.malformed++;
+        return { valid: false, code: 'MALFORMED' };
+      }
+      const keyHash = keys.hash(secret);
+      let record: KeyRecord | null;
+      const cached = found.get(keyHash);
+      if (cached) {
+        counters.hits++;
+        record = cached;
+      } else if (missing.get(keyHash)) {
+        counters.hits++;
+        record = null;
+      } else {
+        counters.misses++;
+        record = await lookup(keyHash);
+      }
+      const result = evaluateKey(record, environment, now());
+      if (result.valid) keys.recordUse(result.keyId);
+      return result;
+    },
+
+    stats() {
+      return { ...counters, size: found.size + missing.size };
+    },
+
+    close() {
+      unsubscribe();
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import type { Database } from '../db/database';
+import { migrate, type Migration } from '../db/migrate';
+
+/** The schema that holds accounts, portal sessions and API keys. */
+export const KEYS_SCHEMA = 'accounts';
+
+/**
+ * Append-only: never edit a migration that has shipped, add the next one.
+ * Only a keyed hash of each API key is stored (`hash`), plus a short visible `prefix`.
+ */
+export const keysMigrations: Migration[] = [
+  {
+    id: '0001_accounts_sessions_api_keys',
+    sql: (s) => `
+      CREATE TABLE ${s}.accounts (
+        id            bigserial PRIMARY KEY,
+        email         text NOT NULL UNIQUE CHECK (char_length(email) BETWEEN 3 AND 254),
+        password_hash text NOT NULL,
+        created_at    timestamptz NOT NULL DEFAULT now()
+      );
+
+      CREATE TABLE ${s}.sessions (
+        id         text PRIMARY KEY,
+        account_id bigint NOT NULL REFERENCES ${s}.accounts (id) ON DELETE CASCADE,
+        created_at timestamptz NOT NULL DEFAULT now(),
+        expires_at timestamptz NOT NULL,
+        revoked_at timestamptz
+      );
+      CREATE INDEX sessions_account_id_idx ON ${s}.sessions (account_id);
+      CREATE INDEX sessions_expires_at_idx ON ${s}.sessions (expires_at);
+
+      CREATE TABLE ${s}.api_keys (
+        id           text PRIMARY KEY,
+        account_id   bigint NOT NULL REFERENCES ${s}.accounts (id) ON DELETE CASCADE,
+        name         text NOT NULL CHECK (char_length(name) BETWEEN 1 AND 100),
+        environment  text NOT NULL CHECK (environment IN ('production', 'staging')),
+        prefix       text NOT NULL,
+        hash         text NOT NULL UNIQUE CHECK (hash ~ '^[0-9a-f]{64}$'),
+        created_at   timestamptz NOT NULL DEFAULT now(),
+        expires_at   timestamptz,
+        last_used_at timestamptz,
+        revoked_at   timestamptz
+      );
+      CREATE INDEX api_keys_account_id_created_at_idx ON ${s}.api_keys (account_id, created_at DESC, id);
+    `,
+  },
+];
+
+/** Applies the keys migrations to their schema (idempotent, safe with several processes). */
+export function migrateKeys(db: Database): Promise<void> {
+  return migrate(db, KEYS_SCHEMA, keysMigrations);
+}

@@ -1,0 +1,194 @@
+import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { ApiError } from '../../lib/api-error';
+import { renderError } from '../../lib/render-error';
+import type { Account, AccountService } from '../../keys/account-service';
+import type { ApiKeyService, IssuedKey, KeySummary } from '../../keys/api-key-service';
+import type { LoginLimiter } from '../../keys/login-limiter';
+import { SESSION_COOKIE_NAME, sessionCookieOptions, type SessionService } from '../../keys/session-service';
+import { serializeCookie } from './cookies';
+import { jsonBody, optionalNumberOrNull, optionalString, readFields, requiredString } from './json-body';
+import { sameOriginOnly } from './same-origin';
+import { currentSession, requireSession, sessionToken } from './session-auth';
+
+export interface PortalApiDeps {
+  accounts: AccountService;
+  sessions: SessionService;
+  apiKeys: Pick<ApiKeyService, 'issue' | 'list' | 'revoke'>;
+  loginLimiter: LoginLimiter;
+  /** The portal's public base URL: its origin is allowed for state-changing requests; https → `Secure` cookie. */
+  publicUrl: string;
+  clock?: () => Date;
+  /** Receives 5xx errors (with their cause). Request bodies are never passed to it. */
+  logger?: { error(obj: object, msg?: string): void };
+}
+
+export const PORTAL_API_BODY_LIMIT_BYTES = 16 * 1024;
+
+const accountBody = (account: Account) => ({ id: account.id, email: account.email, createdAt: account.createdAt.toISOString() });
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+const keyBody = (key: KeySummary) => ({
+  id: key.id,
+  name: key.name,
+  prefix: key.prefix,
+  environment: key.environment,
+  status: key.status,
+  createdAt: key.createdAt.toISOString(),
+  expiresAt: iso(key.expiresAt),
+  lastUsedAt: iso(key.lastUsedAt),
+  revokedAt: iso(key.revokedAt),
+});
+
+const issuedKeyBody = (key: IssuedKey) => ({
+  id: key.id,
+  name: key.name,
+  prefix: key.prefix,
+  environment: key.environment,
+  createdAt: key.createdAt.toISOString(),
+  expiresAt: iso(key.expiresAt),
+  key: key.key,
+});
+
+function clientIp(req: Request): string {
+  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
+}
+
+/** 405 with `Allow` for other methods on a known path; OPTIONS answers with `Allow` alone. */
+function onlyMethods(...methods: string[]): RequestHandler {
+  const allow = (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ');
+  return function methodNotAllowed(req, res) {
+    if (req.method === 'OPTIONS') {
+      res.setHeader('Allow', allow).status(204).end();
+      return;
+    }
+    throw new ApiError('method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}.`, { headers: { Allow: allow } });
+  };
+}
+
+/**
+ * The portal JSON API, mounted at `/portal/api`. Cookie sessions; JSON bodies of at most 16 KiB;
+ * state-changing requests only from the portal's own origin; every error an Error body.
+ */
+export function createPortalApiRouter(deps: PortalApiDeps): Router {
+  const { accounts, sessions, apiKeys, loginLimiter } = deps;
+  const clock = deps.clock ?? (() => new Date());
+  const cookieOptions = sessionCookieOptions(deps.publicUrl);
+  const json = jsonBody({ limitBytes: PORTAL_API_BODY_LIMIT_BYTES });
+  const signedIn = requireSession(sessions);
+
+  const setSessionCookie = (res: Response, token: string, expiresAt: Date) => {
+    const maxAgeSeconds = Math.round((expiresAt.getTime() - clock().getTime()) / 1000);
+    res.append('Set-Cookie', serializeCookie(SESSION_COOKIE_NAME, token, { ...cookieOptions, expires: expiresAt, maxAgeSeconds }));
+  };
+  const clearSessionCookie = (res: Response) => {
+    res.append('Set-Cookie', serializeCookie(SESSION_COOKIE_NAME, '', { ...cookieOptions, expires: new Date(0), maxAgeSeconds: 0 }));
+  };
+  /** A new session for every sign-in; the one the browser held before (if any) ends. */
+  const startSession = async (req: Request, res: Response, accountId: number) => {
+    const previous = sessionToken(req);
+    if (previous) await sessions.end(previous);
+    const session = await sessions.start(accountId);
+    setSessionCookie(res, session.token, session.expiresAt);
+  };
+
+  const router = Router({ caseSensitive: true, strict: false });
+
+  router.use(function noStore(_req, res, next) {
+    res.setHeader('Cache-Control', 'no-store');
+    next();
+  });
+  router.use(sameOriginOnly({ publicUrl: deps.publicUrl }));
+
+  router
+    .route('/signup')
+    .post(json, async function signup(req, res) {
+      const fields = readFields(req.body, ['email', 'password']);
+      const account = await accounts.signup(requiredString(fields, 'email'), requiredString(fields, 'password'));
+      await startSession(req, res, account.id);
+      res.status(201).json(accountBody(account));
+    })
+    .all(onlyMethods('POST'));
+
+  router
+    .route('/login')
+    .post(json, async function login(req, res) {
+      const fields = readFields(req.body, ['email', 'password']);
+      const email = requiredString(fields, 'email');
+      const password = requiredString(fields, 'password');
+      const attempt = await loginLimiter.begin(email, clientIp(req));
+      let account: Account | null;
+      try {
+        account = await accounts.authenticate(email, password);
+      } catch (err) {
+        await attempt.cancel().catch(() => {});
+        throw err;
+      }
+      if (!account) {
+        await attempt.failed();
+        throw new ApiError('unauthorized', 'Email or password is incorrect.');
+      }
+      await attempt.succeeded();
+      await startSession(req, res, account.id);
+      res.status(200).json(accountBody(account));
+    })
+    .all(onlyMethods('POST'));
+
+  router
+    .route('/logout')
+    .post(async function logout(req, res) {
+      const token = sessionToken(req);
+      if (token) await sessions.end(token);
+      clearSessionCookie(res);
+      res.status(204).end();
+    })
+    .all(onlyMethods('POST'));
+
+  router
+    .route('/me')
+    .get(signedIn, async function me(_req, res) {
+      const account = await accounts.get(currentSession(res).accountId);
+      if (!account) throw new ApiError('unauthorized', 'You are not signed in, or your session has ended.');
+      res.status(200).json(accountBody(account));
+    })
+    .all(onlyMethods('GET'));
+
+  router
+    .route('/keys')
+    .get(signedIn, async function listKeys(_req, res) {
+      const keys = await apiKeys.list(currentSession(res).accountId);
+      res.status(200).json(keys.map(keyBody));
+    })
+    .post(signedIn, json, async function createKey(req, res) {
+      const fields = readFields(req.body, ['name', 'environment', 'expiresInDays']);
+      const issued = await apiKeys.issue(currentSession(res).accountId, {
+        name: requiredString(fields, 'name'),
+        environment: optionalString(fields, 'environment'),
+        expiresInDays: optionalNumberOrNull(fields, 'expiresInDays'),
+      });
+      res.status(201).json(issuedKeyBody(issued));
+    })
+    .all(onlyMethods('GET', 'POST'));
+
+  router
+    .route('/keys/:id')
+    .delete(signedIn, async function revokeKey(req, res) {
+      await apiKeys.revoke(currentSession(res).accountId, String(req.params.id));
+      res.status(204).end();
+    })
+    .all(onlyMethods('DELETE'));
+
+  router.use(function unknownRoute(req) {
+    throw new ApiError('not_found', `No portal API operation at ${req.method} ${req.baseUrl}${req.path}.`);
+  });
+
+  // Express recognises error handlers by their four parameters.
+  router.use(function renderPortalApiError(err: unknown, req: Request, res: Response, _next: (err?: unknown) => void) {
+    const apiError = renderError(res, err);
+    if (apiError.status >= 500) {
+      deps.logger?.error({ err: apiError.cause ?? apiError, method: req.method, path: `${req.baseUrl}${req.path}` }, 'portal API request failed');
+    }
+  });
+
+  return router;
+}
