@@ -1,0 +1,34 @@
+import { startTestGateway, type TestGateway } from './support/gateway-harness';
+import { jsonOf } from './support/http';
+
+describe('health endpoints and non-API paths', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    gw = await startTestGateway();
+  });
+  afterAll(() => gw?.stop());
+
+  test('when /healthz is called, then 200 without a key', async () => {
+    const res = await fetch(`${gw.url}/healthz`);
+    expect(res.status).toBe(200);
+    expect(await jsonOf(res)).toEqual({ status: 'ok' });
+  });
+
+  test('when /readyz is called and the store answers, then 200 with each check', async () => {
+    const res = await fetch(`${gw.url}/readyz`);
+    expect(res.status).toBe(200);
+    expect(await jsonOf(res)).toEqual({ status: 'ready', checks: { database: 'ok' } });
+  });
+
+  test('when an unknown non-API path is called, then 404 with an Error body', async () => {
+    const res = await fetch(`${gw.url}/nothing/here`);
+    expect(res.status).toBe(404);
+    expect(await jsonOf(res)).toEqual({ code: 'not_found', message: 'Nothing at GET /nothing/here.', status: 404 });
+  });
+
+  test('when a path only looks like an API prefix, then it is not routed to the API', async () => {
+    const res = await fetch(`${gw.url}/v10/pets`);
+    expect(res.status).toBe(404);
+    expect((await jsonOf(res)).message).toBe('Nothing at GET /v10/pets.');
+  });
+});
