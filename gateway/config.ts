@@ -35,6 +35,7 @@ const envSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: optionalUrl(['postgres', 'postgresql']),
   REDIS_URL: optionalUrl(['redis', 'rediss']),
+  REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'letters, digits, ":", "_" or "-" only').default('asg:'),
   PRODUCTION_UPSTREAM: optionalUrl(['http', 'https']),
   STAGING_UPSTREAM: optionalUrl(['http', 'https']),
   CACHE_TTL_SECONDS: int(30, 0, 86_400),
@@ -57,6 +58,8 @@ export interface Config {
   readonly dataDir: string;
   readonly databaseUrl?: string;
   readonly redisUrl?: string;
+  /** Namespaces every Redis key and channel, so several deployments (or test runs) can share one Redis. */
+  readonly redisKeyPrefix: string;
   readonly upstreams: { readonly production?: string; readonly staging?: string };
   readonly cacheTtlSeconds: number;
   readonly rateLimitPerMinute: number;
@@ -94,6 +97,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     dataDir: isAbsolute(e.DATA_DIR) ? e.DATA_DIR : resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     redisUrl: e.REDIS_URL,
+    redisKeyPrefix: e.REDIS_KEY_PREFIX,
     upstreams: Object.freeze({ production: e.PRODUCTION_UPSTREAM, staging: e.STAGING_UPSTREAM }),
     cacheTtlSeconds: e.CACHE_TTL_SECONDS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,

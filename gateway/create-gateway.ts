@@ -8,11 +8,11 @@ import { createApiKeyService } from '../keys/api-key-service';
 import { createKeyVerifier } from '../keys/key-verifier';
 import { createLoginLimiter } from '../keys/login-limiter';
 import { migrateKeys } from '../keys/migrations';
-import { createLocalRevocationBus } from '../keys/revocation-bus';
+import { createRedisRevocationBus } from '../keys/redis-revocation-bus';
+import { createLocalRevocationBus, type RevocationBus } from '../keys/revocation-bus';
 import { createSessionService } from '../keys/session-service';
-import { ApiError } from '../lib/api-error';
 import { createLogger, type Logger } from '../lib/logger';
-import { renderError } from '../lib/render-error';
+import { createRedis } from '../lib/redis';
 import { loadOpenApiDocument } from '../openapi/document';
 import { compileOperations } from '../openapi/operations';
 import { startPetStore, type RunningPetStore } from '../petstore/open-pet-store';
@@ -21,6 +21,7 @@ import { createApiPipeline } from './api-pipeline';
 import type { Config } from './config';
 import { loadOrCreateDevSecrets } from './dev-secrets';
 import { docsRoutes } from './docs-routes';
+import { notFound, renderExpressError } from './express-errors';
 import { createFrontHandler } from './front-handler';
 import { healthRoutes } from './health';
 import type { Environment } from './pipeline';
@@ -81,7 +82,13 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
       upstreams[environment] = store.url;
     }
 
-    const revocations = createLocalRevocationBus();
+    const redis = config.redisUrl ? await connectRedis(config.redisUrl, closers) : undefined;
+    let revocations: RevocationBus = createLocalRevocationBus();
+    if (redis) {
+      const shared = await createRedisRevocationBus({ ...redis, channel: `${config.redisKeyPrefix}revocations` });
+      closers.unshift(() => shared.close());
+      revocations = shared;
+    }
     const apiKeys = createApiKeyService({
       db,
       hashSecret: secrets.keyHashSecret,
@@ -121,7 +128,9 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     );
     for (const m of mounts) closers.unshift(() => m.close());
 
-    app.use(healthRoutes({ database: () => db.ping() }));
+    const checks: Record<string, () => Promise<void>> = { database: () => db.ping() };
+    if (redis) checks.redis = async () => void (await redis.publisher.ping());
+    app.use(healthRoutes(checks));
     app.use(docsRoutes(document));
     app.use(
       '/portal/api',
@@ -135,9 +144,8 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         logger,
       }),
     );
-    app.use((req, res) => {
-      renderError(res, new ApiError('not_found', `Nothing at ${req.method} ${req.path}.`));
-    });
+    app.use(notFound);
+    app.use(renderExpressError);
 
     server.on('request', createFrontHandler(mounts, app));
     server.keepAliveTimeout = 65_000;
@@ -167,6 +175,22 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
   }
 
   return { start, stop };
+}
+
+/** Two connections: a subscribed Redis connection can run no other command. */
+async function connectRedis(url: string, closers: Array<() => Promise<void> | void>) {
+  const publisher = createRedis(url);
+  const subscriber = createRedis(url);
+  closers.push(() => {
+    publisher.disconnect();
+    subscriber.disconnect();
+  });
+  try {
+    await Promise.all([publisher.connect(), subscriber.connect()]);
+  } catch (err) {
+    throw new Error(`Redis at REDIS_URL is unreachable: ${(err as Error).message}`, { cause: err });
+  }
+  return { publisher, subscriber };
 }
 
 /** Explicit secrets win over generated ones, one by one. */

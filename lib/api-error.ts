@@ -50,8 +50,17 @@ export class ApiError extends Error {
   }
 }
 
-/** Anything thrown that is not an ApiError is a bug: the client learns nothing about it. */
+/**
+ * Anything thrown that is not an ApiError is a bug — the client learns nothing about it —
+ * except the client errors that Node, Express and body-parser mark with a 4xx `status`
+ * (a malformed %-escape, an oversized body): those are the client's, and say so.
+ */
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  const status = (err as { status?: unknown } | null)?.status;
+  if (status === 413) return new ApiError('payload_too_large', 'The request body is too large.', { cause: err });
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    return new ApiError('invalid_request', 'The request could not be understood.', { cause: err });
+  }
   return new ApiError('internal_error', 'An unexpected error occurred.', { cause: err });
 }

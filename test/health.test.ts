@@ -26,6 +26,13 @@ describe('health endpoints and non-API paths', () => {
     expect(await jsonOf(res)).toEqual({ code: 'not_found', message: 'Nothing at GET /nothing/here.', status: 404 });
   });
 
+  test('when a non-API path has a malformed percent-escape, then 400 with an Error body, not a crash', async () => {
+    const res = await fetch(`${gw.url}/portal/api/keys/%E0%A4%A`);
+    expect(res.status).toBe(400);
+    expect((await jsonOf(res)).code).toBe('invalid_request');
+    expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
+  });
+
   test('when a path only looks like an API prefix, then it is not routed to the API', async () => {
     const res = await fetch(`${gw.url}/v10/pets`);
     expect(res.status).toBe(404);

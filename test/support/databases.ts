@@ -23,6 +23,16 @@ export function testDatabaseKinds(): Array<'pglite' | 'postgres'> {
   return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
 }
 
+/** The PostgreSQL server tests create their throw-away databases on (CI and this machine run one locally). */
+export function postgresAdminUrl(): string {
+  return process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
+}
+
+/** The Redis server for tests; each test isolates itself with its own key prefix. */
+export function redisTestUrl(): string {
+  return process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379/0';
+}
+
 export function tempDir(prefix = 'asg-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
@@ -37,7 +47,7 @@ export async function createTestDatabase(kind: 'pglite' | 'postgres'): Promise<T
       destroy: async () => rmSync(dataDir, { recursive: true, force: true }),
     };
   }
-  const adminUrl = process.env.TEST_DATABASE_URL as string;
+  const adminUrl = postgresAdminUrl();
   const dbName = `asg_test_${randomBytes(6).toString('hex')}`;
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
