@@ -12,5 +12,5 @@ export default tseslint.config(
     },
   },
   { files: ['gateway/main.ts', 'petstore/main.ts', 'test/**', 'bench/**', '**/*.test.ts', '*.js', '*.mjs'], rules: { 'no-restricted-syntax': 'off' } },
-  { files: ['*.js'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
+  { files: ['*.js', 'test/support/*.js'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', process: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

@@ -7,4 +7,5 @@ module.exports = {
   testTimeout: 30000,
   // Integration tests start real servers and databases; two workers match the machine's two cores.
   maxWorkers: 2,
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
 };

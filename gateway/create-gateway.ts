@@ -17,6 +17,7 @@ import { loadOpenApiDocument } from '../openapi/document';
 import { compileOperations } from '../openapi/operations';
 import { startPetStore, type RunningPetStore } from '../petstore/open-pet-store';
 import { createPortalApiRouter } from '../portal/api/router';
+import { portalPages } from '../portal/pages-routes';
 import { createApiPipeline } from './api-pipeline';
 import type { Config } from './config';
 import { loadOrCreateDevSecrets } from './dev-secrets';
@@ -132,6 +133,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     if (redis) checks.redis = async () => void (await redis.publisher.ping());
     app.use(healthRoutes(checks));
     app.use(docsRoutes(document));
+    app.use(portalPages());
     app.use(
       '/portal/api',
       createPortalApiRouter({

@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   }
   const gateway = createGateway(config);
   const { url } = await gateway.start();
-  process.stdout.write(`Animal Store Gateway ready at ${url}  (docs: ${url}/docs/, portal: ${url}/portal/)\n`);
+  process.stdout.write(`Animal Store Gateway ready at ${url}  (OpenAPI: ${url}/openapi.json)\n`);
 
   let stopping = false;
   const shutdown = (signal: string) => {

@@ -58,6 +58,15 @@ describe('deprecation of GET /pets/{petId}', () => {
     expectDeprecationHeaders(anonymous);
   });
 
+  test('when the Link rel="deprecation" target is opened, then it explains the removal date and the replacement', async () => {
+    const page = await fetch(`${gw.url}/portal/deprecations`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+    const html = await page.text();
+    expect(html).toContain('5 December 2030');
+    expect(html).toContain('GET /pets</code> with a <code>status</code> filter');
+  });
+
   test('when other operations answer, then they carry no deprecation headers', async () => {
     const list = await get('/v1/pets', dev.productionKey);
     expect(list.status).toBe(200);

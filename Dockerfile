@@ -1,0 +1,18 @@
+# Gateway image: one process serves the API, the portal and the docs.
+FROM node:20-bookworm-slim
+WORKDIR /app
+ENV NODE_ENV=production
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY db ./db
+COPY lib ./lib
+COPY openapi ./openapi
+COPY keys ./keys
+COPY petstore ./petstore
+COPY portal ./portal
+COPY gateway ./gateway
+COPY tsconfig.json ./
+USER node
+EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD node -e "fetch('http://127.0.0.1:8080/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+CMD ["node", "--import", "tsx", "gateway/main.ts"]
