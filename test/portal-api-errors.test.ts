@@ -75,17 +75,17 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
   describe('request bodies', () => {
     test('when the body has no Content-Type, then 400 invalid_content_type', async () => {
       const res = await send('POST', '/login', { body: '{"email":"a@b.co","password":"x"}' });
-      await expectError(res, 400, 'invalid_content_type', 'Content-Type must be application/json.');
+      await expectError(res, 400, 'invalid_content_type', 'The request body must be sent with "Content-Type: application/json".');
     });
 
     test('when the body is form-encoded, then 400 invalid_content_type', async () => {
       const res = await send('POST', '/login', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'email=a%40b.co' });
-      await expectError(res, 400, 'invalid_content_type', 'Content-Type must be application/json.');
+      await expectError(res, 400, 'invalid_content_type', 'The request body must be sent with "Content-Type: application/json".');
     });
 
     test('when the JSON is malformed, then 400 invalid_json', async () => {
       const res = await send('POST', '/login', { headers: { 'content-type': 'application/json' }, body: '{"email": "a@b.co",' });
-      await expectError(res, 400, 'invalid_json', 'Request body is not valid JSON.');
+      await expectError(res, 400, 'invalid_json', 'The request body is not valid JSON.');
     });
 
     test('when the JSON is not an object, then 400 invalid_request', async () => {
@@ -105,7 +105,7 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
 
     test('when the body is larger than 16 KiB, then 413 payload_too_large', async () => {
       const res = await postJson('/login', { email: 'x@example.com', password: 'p'.repeat(17 * 1024) });
-      await expectError(res, 413, 'payload_too_large', 'Request body must be at most 16384 bytes.');
+      await expectError(res, 413, 'payload_too_large', 'The request body must not exceed 16 KiB.');
     });
 
     test('when the body is exactly at the limit, then it is read', async () => {

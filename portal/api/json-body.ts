@@ -1,46 +1,20 @@
-import express, { type RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import { ApiError } from '../../lib/api-error';
-
-/** body-parser reports problems as errors with a `type`; each becomes a coded ApiError. */
-function toBodyError(err: unknown, limitBytes: number): ApiError {
-  const type = (err as { type?: unknown }).type;
-  switch (type) {
-    case 'entity.too.large':
-      return new ApiError('payload_too_large', `Request body must be at most ${limitBytes} bytes.`, { cause: err });
-    case 'entity.parse.failed':
-      return new ApiError('invalid_json', 'Request body is not valid JSON.', { cause: err });
-    case 'charset.unsupported':
-      return new ApiError('invalid_content_type', 'Request body must be encoded as UTF-8.', { cause: err });
-    case 'encoding.unsupported':
-      return new ApiError('invalid_request', 'Content-Encoding must be identity, gzip, deflate or br.', { cause: err });
-    case 'request.aborted':
-    case 'request.size.invalid':
-      return new ApiError('invalid_request', 'Request body was incomplete.', { cause: err });
-    default:
-      return err instanceof ApiError ? err : new ApiError('internal_error', 'An unexpected error occurred.', { cause: err });
-  }
-}
-
-/** The media type of a Content-Type header, lower-cased, without parameters. */
-function mediaType(header: string | undefined): string {
-  return (header ?? '').split(';', 1)[0]!.trim().toLowerCase();
-}
+import { readJsonBody } from '../../lib/read-json-body';
 
 /**
- * Strict JSON bodies: `Content-Type: application/json` or 400 `invalid_content_type`,
- * malformed JSON → 400 `invalid_json`, more than `limitBytes` → 413 `payload_too_large`.
- * Leaves the parsed value (any JSON value) in `req.body`.
+ * Strict JSON bodies with the same rules and messages as the public API (lib/read-json-body):
+ * `Content-Type: application/json` or 400 `invalid_content_type`, malformed JSON → 400
+ * `invalid_json`, more than `limitBytes` → 413 `payload_too_large`. Leaves the parsed value in `req.body`.
  */
 export function jsonBody(options: { limitBytes: number }): RequestHandler {
   const { limitBytes } = options;
   if (!Number.isInteger(limitBytes) || limitBytes < 1) throw new Error('jsonBody: limitBytes must be a positive integer');
-  const parse = express.json({ limit: limitBytes, strict: false, type: () => true });
-  return function jsonBody(req, res, next) {
-    if (mediaType(req.headers['content-type']) !== 'application/json') {
-      next(new ApiError('invalid_content_type', 'Content-Type must be application/json.'));
-      return;
-    }
-    parse(req, res, (err?: unknown) => next(err ? toBodyError(err, limitBytes) : undefined));
+  return function jsonBody(req, _res, next) {
+    readJsonBody(req, limitBytes).then(({ value }) => {
+      req.body = value;
+      next();
+    }, next);
   };
 }
 
