@@ -1,3 +1,4 @@
+import { expectMatchesContract } from './support/contract';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
 
@@ -89,7 +90,9 @@ describe('deprecation of GET /pets/{petId}', () => {
       expect(res.status).toBe(410);
       expectDeprecationHeaders(res);
       const prefix = path.startsWith('/staging') ? '/staging/v1' : '/v1';
-      expect(await jsonOf(res)).toEqual({
+      const body = await jsonOf(res);
+      expectMatchesContract('getPet', 410, body);
+      expect(body).toEqual({
         code: 'gone',
         message: `GET ${prefix}/pets/{petId} was removed on ${SUNSET}; see the deprecation notice in the Link header for its replacement.`,
         status: 410,

@@ -83,12 +83,14 @@ describe.each(testDatabaseKinds())('the pet API through the gateway (%s)', (data
     const pet = await jsonOf(await create('/v1', { name: 'Fetch me', categoryId: 4 }));
     const res = await call(`/v1/pets/${pet.id}`);
     expect(res.status).toBe(200);
-    expect(await jsonOf(res)).toEqual(pet);
+    const body = await jsonOf(res);
+    expect(body).toEqual(pet);
+    expectMatchesContract('getPet', 200, body);
     const missing = await call('/v1/pets/999999999');
     expect(missing.status).toBe(404);
-    const body = await jsonOf(missing);
-    expect(body).toEqual({ code: 'not_found', message: 'Pet 999999999 was not found.', status: 404 });
-    expectMatchesContract('getPet', 404, body);
+    const missingBody = await jsonOf(missing);
+    expect(missingBody).toEqual({ code: 'not_found', message: 'Pet 999999999 was not found.', status: 404 });
+    expectMatchesContract('getPet', 404, missingBody);
   });
 
   test('when a pet is added in staging, then it is never visible in production, and the reverse', async () => {
