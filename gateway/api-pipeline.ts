@@ -1,14 +1,18 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../lib/logger';
 import { MAX_BODY_BYTES } from '../lib/read-json-body';
 import { renderError } from '../lib/render-error';
 import type { OperationTable } from '../openapi/operations';
 import { composePipeline, type Environment, type GatewayRequest } from './pipeline';
+import type { ListCache } from './cache/list-cache';
+import type { RateLimiter } from './rate-limit/rate-limiter';
 import { authenticate, type KeyChecker } from './steps/authenticate';
+import { listCache } from './steps/list-cache';
 import { deprecationHeaders } from './steps/deprecation-headers';
 import { logRequest } from './steps/log-request';
 import { matchRoute } from './steps/match-route';
 import { proxyToUpstream } from './steps/proxy';
+import { rateLimitPerKey } from './steps/rate-limit';
 import { refuseUnknownRoute } from './steps/refuse-unknown-route';
 import { validateRequest } from './steps/validate-request';
 import { createLinkRewriter } from './upstream-links';
@@ -21,13 +25,20 @@ export interface ApiPipelineOptions {
   upstreamTimeoutMs: number;
   operations: OperationTable;
   keys: KeyChecker;
+  /** Per key; shared by both environments, so a key's budget is one number. */
+  rateLimiter: RateLimiter;
+  /** Per client IP, for requests without a valid key. */
+  anonymousLimiter: RateLimiter;
+  clientIp: (req: IncomingMessage) => string;
+  cache: ListCache;
   logger: Logger;
   now: () => Date;
 }
 
 /**
  * The API path of one environment, as data: each step is one concern, in the order the
- * contract needs (401 before 400; deprecation headers on every response, 401s included).
+ * contract needs: 401 before 429 before 400; deprecation headers on every response, 401s
+ * included; the cache only after every refusal, so a cached body never skips one.
  */
 export function createApiPipeline(o: ApiPipelineOptions) {
   const onError = (err: unknown, req: GatewayRequest, res: ServerResponse) => {
@@ -45,9 +56,11 @@ export function createApiPipeline(o: ApiPipelineOptions) {
       logRequest(o.logger),
       matchRoute(o.operations),
       deprecationHeaders({ noticeUrl: `${o.publicUrl}/portal/deprecations` }),
-      authenticate(o.keys),
+      authenticate({ keys: o.keys, anonymousLimiter: o.anonymousLimiter, clientIp: o.clientIp }),
+      rateLimitPerKey(o.rateLimiter),
       refuseUnknownRoute({ now: () => o.now().getTime() }),
       validateRequest({ maxBodyBytes: MAX_BODY_BYTES }),
+      listCache({ cache: o.cache, logger: o.logger, now: () => o.now().getTime() }),
       proxy.step,
     ],
     onError,

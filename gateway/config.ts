@@ -40,6 +40,7 @@ const envSchema = z.object({
   STAGING_UPSTREAM: optionalUrl(['http', 'https']),
   CACHE_TTL_SECONDS: int(30, 0, 86_400),
   RATE_LIMIT_PER_MINUTE: int(600, 1, 10_000_000),
+  ANONYMOUS_RATE_LIMIT_PER_MINUTE: int(60, 1, 10_000_000),
   UPSTREAM_TIMEOUT_MS: int(10_000, 1, 600_000),
   SESSION_SECRET: secret,
   KEY_HASH_SECRET: secret,
@@ -63,6 +64,8 @@ export interface Config {
   readonly upstreams: { readonly production?: string; readonly staging?: string };
   readonly cacheTtlSeconds: number;
   readonly rateLimitPerMinute: number;
+  /** Requests per client IP per minute that carry no valid key. */
+  readonly anonymousRateLimitPerMinute: number;
   readonly upstreamTimeoutMs: number;
   /** Undefined in development: generated into DATA_DIR by the composition root. */
   readonly sessionSecret?: string;
@@ -101,6 +104,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     upstreams: Object.freeze({ production: e.PRODUCTION_UPSTREAM, staging: e.STAGING_UPSTREAM }),
     cacheTtlSeconds: e.CACHE_TTL_SECONDS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+    anonymousRateLimitPerMinute: e.ANONYMOUS_RATE_LIMIT_PER_MINUTE,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     sessionSecret: e.SESSION_SECRET,
     keyHashSecret: e.KEY_HASH_SECRET,

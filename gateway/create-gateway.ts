@@ -19,12 +19,16 @@ import { startPetStore, type RunningPetStore } from '../petstore/open-pet-store'
 import { createPortalApiRouter } from '../portal/api/router';
 import { portalPages } from '../portal/pages-routes';
 import { createApiPipeline } from './api-pipeline';
+import { createMemoryListCache } from './cache/memory-list-cache';
+import { createRedisListCache } from './cache/redis-list-cache';
+import { clientIp } from './client-ip';
 import type { Config } from './config';
 import { loadOrCreateDevSecrets } from './dev-secrets';
 import { docsRoutes } from './docs-routes';
 import { notFound, renderExpressError } from './express-errors';
 import { createFrontHandler } from './front-handler';
 import { healthRoutes } from './health';
+import { createRateLimiter } from './rate-limit/rate-limiter';
 import type { Environment } from './pipeline';
 
 export interface GatewayOptions {
@@ -114,6 +118,18 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     const { port } = server.address() as AddressInfo;
     const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
 
+    const commands = redis?.publisher;
+    const rateLimiter = createRateLimiter({ name: 'default', quota: config.rateLimitPerMinute, windowSeconds: 60, keyPrefix: `${config.redisKeyPrefix}rl:key`, redis: commands });
+    const anonymousLimiter = createRateLimiter({
+      name: 'anonymous',
+      quota: config.anonymousRateLimitPerMinute,
+      windowSeconds: 60,
+      keyPrefix: `${config.redisKeyPrefix}rl:ip`,
+      redis: commands,
+    });
+    const cache = commands
+      ? createRedisListCache({ redis: commands, prefix: config.redisKeyPrefix, ttlSeconds: config.cacheTtlSeconds })
+      : createMemoryListCache({ ttlSeconds: config.cacheTtlSeconds });
     const mounts = (['production', 'staging'] as const).map((environment) =>
       createApiPipeline({
         environment,
@@ -123,6 +139,10 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         upstreamTimeoutMs: config.upstreamTimeoutMs,
         operations,
         keys: verifier,
+        rateLimiter,
+        anonymousLimiter,
+        clientIp: (req) => clientIp(req, config.trustProxy),
+        cache,
         logger,
         now,
       }),

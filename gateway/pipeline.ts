@@ -21,6 +21,17 @@ export interface RequestContext {
   query?: Record<string, unknown>;
   /** Raw body bytes, read and validated before the upstream is touched. */
   body?: Buffer;
+  /**
+   * Set by a step that must see the upstream's whole answer before the client does (the list
+   * cache stores it; a create invalidates the cache first, for read-your-writes).
+   */
+  onUpstreamResponse?: (upstream: UpstreamResponse) => Promise<void>;
+}
+
+export interface UpstreamResponse {
+  status: number;
+  headers: Readonly<Record<string, string | string[] | undefined>>;
+  body: Buffer;
 }
 
 export interface GatewayRequest extends IncomingMessage {

@@ -8,9 +8,9 @@ export function createRedis(url: string, options: { commandTimeoutMs?: number } 
   const client = new Redis(url, {
     lazyConnect: true,
     connectTimeout: 2000,
-    commandTimeout: options.commandTimeoutMs ?? 500,
+    commandTimeout: options.commandTimeoutMs ?? 200,
     maxRetriesPerRequest: 1,
-    enableOfflineQueue: true,
+    enableOfflineQueue: false, // while disconnected, fail at once: callers bypass or fall back
     retryStrategy: (times) => Math.min(times * 100, 2000),
   });
   // Errors surface through the commands that fail; an unhandled 'error' event would crash the process.

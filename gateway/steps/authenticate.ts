@@ -1,5 +1,8 @@
+import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../../lib/api-error';
 import type { Environment, Step } from '../pipeline';
+import { applyRateLimit, policyHeader } from '../rate-limit/rate-limit-headers';
+import type { RateLimiter } from '../rate-limit/rate-limiter';
 
 export type KeyCheck =
   | { valid: true; keyId: string; accountId: string | number }
@@ -25,15 +28,30 @@ function unauthorized(message: string, tokenError = false): ApiError {
   return new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': challenge } });
 }
 
-/** `Authorization: Bearer <key>` (scheme case-insensitive) or 401; the key's outcome comes back as a result, not an exception. */
-export function authenticate(keys: KeyChecker): Step {
-  return async function authenticateStep(req, _res, next) {
+export interface AuthenticateOptions {
+  keys: KeyChecker;
+  /** Budget per client IP for requests without a valid key, so guessing keys is slow. */
+  anonymousLimiter: RateLimiter;
+  clientIp: (req: IncomingMessage) => string;
+}
+
+/**
+ * `Authorization: Bearer <key>` (scheme case-insensitive) or 401; the key's outcome comes back
+ * as a result, not an exception. Refusals count against the caller's IP: past its budget, 429.
+ */
+export function authenticate({ keys, anonymousLimiter, clientIp }: AuthenticateOptions): Step {
+  const anonymousPolicy = policyHeader(anonymousLimiter);
+  return async function authenticateStep(req, res, next) {
+    const refuse = async (error: ApiError) => {
+      applyRateLimit(res, anonymousLimiter, anonymousPolicy, await anonymousLimiter.consume(clientIp(req)));
+      next(error);
+    };
     const header = req.headers.authorization;
-    if (!header) return next(unauthorized('Missing API key: send "Authorization: Bearer <API_KEY>".'));
+    if (!header) return refuse(unauthorized('Missing API key: send "Authorization: Bearer <API_KEY>".'));
     const match = BEARER.exec(header);
-    if (!match) return next(unauthorized('The Authorization header must have the form "Bearer <API_KEY>".'));
+    if (!match) return refuse(unauthorized('The Authorization header must have the form "Bearer <API_KEY>".'));
     const result = await keys.verify(match[1]!, req.ctx.environment);
-    if (!result.valid) return next(unauthorized(REASONS[result.code], true));
+    if (!result.valid) return refuse(unauthorized(REASONS[result.code], true));
     req.ctx.keyId = result.keyId;
     req.ctx.accountId = String(result.accountId);
     next();

@@ -14,6 +14,9 @@ export interface ProxyOptions {
 }
 
 const TIMED_OUT = Symbol('upstreamTimedOut');
+/** A step that buffers the upstream's answer (cache fill, create) never holds more than this. */
+const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'x-powered-by']);
 type ProxiedRequest = GatewayRequest & { [TIMED_OUT]?: boolean };
 
 /**
@@ -30,6 +33,8 @@ export function proxyToUpstream({ upstreamUrl, timeoutMs, links, onError }: Prox
     agent,
     changeOrigin: true,
     xfwd: true,
+    // We write the response ourselves: headers rewritten, and buffered when a step must see it first.
+    selfHandleResponse: true,
     on: {
       proxyReq(proxyReq: ClientRequest, incoming) {
         const req = incoming as ProxiedRequest;
@@ -52,12 +57,31 @@ export function proxyToUpstream({ upstreamUrl, timeoutMs, links, onError }: Prox
         proxyReq.once('response', clear);
         proxyReq.once('close', clear);
       },
-      proxyRes(proxyRes) {
-        const location = proxyRes.headers.location;
-        if (location) proxyRes.headers.location = links.location(location);
-        const link = proxyRes.headers.link;
-        if (link) proxyRes.headers.link = links.link(Array.isArray(link) ? link.join(', ') : link);
-        delete proxyRes.headers['x-powered-by'];
+      proxyRes(proxyRes, incoming, res) {
+        const req = incoming as ProxiedRequest;
+        const headers = responseHeaders(proxyRes, links);
+        const status = proxyRes.statusCode ?? 502;
+        const hook = req.ctx.onUpstreamResponse;
+        if (!hook) {
+          res.writeHead(status, headers);
+          proxyRes.pipe(res);
+          proxyRes.once('aborted', () => res.destroy());
+          return;
+        }
+        readAll(proxyRes).then(
+          async (body) => {
+            try {
+              await hook({ status, headers, body });
+            } catch (err) {
+              onError(err, req, res);
+              return;
+            }
+            headers['content-length'] = String(body.length);
+            res.writeHead(status, headers);
+            res.end(body);
+          },
+          (err: unknown) => onError(new ApiError('bad_gateway', 'The upstream response was cut off.', { cause: err }), req, res),
+        );
       },
       error(err, incoming, res) {
         const req = incoming as ProxiedRequest;
@@ -79,4 +103,37 @@ export function proxyToUpstream({ upstreamUrl, timeoutMs, links, onError }: Prox
     },
     close: () => agent.destroy(),
   };
+}
+
+function responseHeaders(proxyRes: IncomingMessage, links: LinkRewriter): Record<string, string | string[]> {
+  const connectionTokens = String(proxyRes.headers.connection ?? '')
+    .toLowerCase()
+    .split(',')
+    .map((t) => t.trim());
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(proxyRes.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name) || connectionTokens.includes(name)) continue;
+    out[name] = value;
+  }
+  if (typeof out.location === 'string') out.location = links.location(out.location);
+  if (out.link) out.link = links.link(Array.isArray(out.link) ? out.link.join(', ') : out.link);
+  return out;
+}
+
+function readAll(stream: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BUFFERED_BYTES) {
+        stream.destroy(new Error(`upstream response larger than ${MAX_BUFFERED_BYTES} bytes`));
+        return;
+      }
+      chunks.push(chunk);
+    });
+    stream.once('end', () => resolve(Buffer.concat(chunks, size)));
+    stream.once('error', reject);
+    stream.once('aborted', () => reject(new Error('upstream response aborted')));
+  });
 }

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { parseConfig } from '../../gateway/config';
 import { createGateway } from '../../gateway/create-gateway';
+import type { Logger } from '../../lib/logger';
 import { createTestDatabase, tempDir, type TestDatabase } from './databases';
 import { jsonOf } from './http';
 
@@ -34,7 +35,9 @@ export interface TestGateway {
  * The real gateway (embedded stores, real HTTP on 127.0.0.1 port 0) on its own fresh
  * database: PGlite in a temp DATA_DIR, or its own PostgreSQL database when `database` says so.
  */
-export async function startTestGateway(options: { env?: Record<string, string>; database?: 'pglite' | 'postgres' } = {}): Promise<TestGateway> {
+export async function startTestGateway(
+  options: { env?: Record<string, string>; database?: 'pglite' | 'postgres'; logger?: Logger } = {},
+): Promise<TestGateway> {
   const dataDir = tempDir('asg-gw-');
   let testDb: TestDatabase | undefined;
   const env: Record<string, string> = {
@@ -51,7 +54,7 @@ export async function startTestGateway(options: { env?: Record<string, string>; 
     env.DATABASE_URL = testDb.settings.databaseUrl!;
   }
   const clock = createTestClock();
-  const gateway = createGateway(parseConfig({ ...env, ...options.env }), { now: clock.now });
+  const gateway = createGateway(parseConfig({ ...env, ...options.env }), { now: clock.now, logger: options.logger });
   const { url } = await gateway.start();
   return {
     url,

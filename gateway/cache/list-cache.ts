@@ -1,0 +1,41 @@
+/**
+ * The list cache: whole `GET /pets` 200 responses, stored as ready bytes per environment and
+ * normalised query, with a lifetime of CACHE_TTL_SECONDS.
+ *
+ * Invalidation rule: every environment has a generation counter; an entry is valid only for
+ * the generation it was stored under. A 201 from `POST /pets` increments the counter (one
+ * INCR, no scan), so the next list from any process misses and reads the new pet.
+ */
+export interface CachedResponse {
+  /** Epoch ms when the upstream answered, for the `Age` header. */
+  storedAt: number;
+  contentType: string;
+  link?: string;
+  body: Buffer;
+}
+
+export interface CacheLookup {
+  generation: number;
+  entry?: CachedResponse;
+}
+
+export interface ListCache {
+  /** The environment's current generation and, when it belongs to it, the entry. One round trip. */
+  lookup(environment: string, key: string): Promise<CacheLookup>;
+  store(environment: string, key: string, generation: number, entry: CachedResponse): Promise<void>;
+  invalidate(environment: string): Promise<void>;
+  /**
+   * Cross-process single flight: true when this process should fetch the entry; false when
+   * another process is already fetching it (then poll `lookup` briefly).
+   */
+  claimFill(environment: string, key: string, generation: number): Promise<boolean>;
+}
+
+/** `limit` default applied and parameters sorted, so `?limit=20` and no query share one entry. */
+export function normalisedQueryKey(query: Record<string, unknown>): string {
+  return Object.keys(query)
+    .filter((k) => query[k] !== undefined)
+    .sort()
+    .map((k) => `${k}=${String(query[k])}`)
+    .join('&');
+}

@@ -1,0 +1,27 @@
+import { LRUCache } from 'lru-cache';
+import type { CachedResponse, ListCache } from './list-cache';
+
+/** Single-process stand-in for the Redis cache, with the same generation rule. */
+export function createMemoryListCache(options: { ttlSeconds: number; maxEntries?: number }): ListCache {
+  const generations = new Map<string, number>();
+  const entries = new LRUCache<string, { generation: number; entry: CachedResponse }>({
+    max: options.maxEntries ?? 10_000,
+    ttl: Math.max(1, options.ttlSeconds) * 1000,
+  });
+  return {
+    async lookup(environment, key) {
+      const generation = generations.get(environment) ?? 0;
+      const hit = entries.get(`${environment} ${key}`);
+      return hit && hit.generation === generation ? { generation, entry: hit.entry } : { generation };
+    },
+    async store(environment, key, generation, entry) {
+      if (options.ttlSeconds > 0) entries.set(`${environment} ${key}`, { generation, entry });
+    },
+    async invalidate(environment) {
+      generations.set(environment, (generations.get(environment) ?? 0) + 1);
+    },
+    async claimFill() {
+      return true; // one process: the in-process single flight is all there is
+    },
+  };
+}

@@ -1,0 +1,23 @@
+import type { ServerResponse } from 'node:http';
+import { ApiError } from '../../lib/api-error';
+import type { RateDecision, RateLimiter } from './rate-limiter';
+
+/**
+ * IETF draft-ietf-httpapi-ratelimit-headers-11 fields:
+ *   RateLimit-Policy: "default";q=600;w=60
+ *   RateLimit: "default";r=598;t=42
+ */
+export function policyHeader(limiter: RateLimiter): string {
+  const { name, quota, windowSeconds } = limiter.policy;
+  return `"${name}";q=${quota};w=${windowSeconds}`;
+}
+
+export function applyRateLimit(res: ServerResponse, limiter: RateLimiter, policy: string, decision: RateDecision): void {
+  res.setHeader('RateLimit-Policy', policy);
+  res.setHeader('RateLimit', `"${limiter.policy.name}";r=${decision.remaining};t=${decision.resetSeconds}`);
+  if (!decision.allowed) {
+    throw new ApiError('rate_limited', `Rate limit of ${limiter.policy.quota} requests per ${limiter.policy.windowSeconds} seconds exceeded; retry in ${decision.resetSeconds} s.`, {
+      headers: { 'Retry-After': String(decision.resetSeconds) },
+    });
+  }
+}

@@ -1,0 +1,141 @@
+import type { ServerResponse } from 'node:http';
+import type { Logger } from '../../lib/logger';
+import { createOutageLog } from '../../lib/outage-log';
+import { normalisedQueryKey, type CachedResponse, type ListCache } from '../cache/list-cache';
+import type { Step } from '../pipeline';
+
+export interface ListCacheOptions {
+  cache: ListCache;
+  logger: Logger;
+  now?: () => number;
+  /** How long to wait for another process's fill before going upstream anyway. */
+  fillWaitMs?: number;
+}
+
+const POLL_MS = 15;
+
+/**
+ * Serves `GET /pets` from the list cache and invalidates it on a successful `POST /pets`.
+ * Runs after authentication, rate limiting and validation, so a cached body is never served to
+ * a request that would have been refused. Concurrent identical misses share one upstream call
+ * per process (and across processes through a short Redis lock). When the cache store fails,
+ * requests bypass it and keep succeeding.
+ */
+export function listCache({ cache, logger, now = Date.now, fillWaitMs = 1000 }: ListCacheOptions): Step {
+  const flights = new Map<string, Promise<CachedResponse | undefined>>();
+  const outage = createOutageLog(logger, 'list cache');
+  // Creates whose invalidation could not reach the store: retried before the next lookup is trusted.
+  const pendingInvalidation = new Set<string>();
+
+  const invalidate = async (environment: string) => {
+    for (const flightKey of flights.keys()) if (flightKey.startsWith(`${environment} `)) flights.delete(flightKey);
+    try {
+      await cache.invalidate(environment);
+      pendingInvalidation.delete(environment);
+      outage.ok();
+    } catch (err) {
+      pendingInvalidation.add(environment);
+      outage.failed(err);
+    }
+  };
+
+  const lookup = async (environment: string, key: string) => {
+    if (pendingInvalidation.has(environment)) {
+      await cache.invalidate(environment);
+      pendingInvalidation.delete(environment);
+    }
+    return cache.lookup(environment, key);
+  };
+
+  return async function listCacheStep(req, res, next) {
+    const { ctx } = req;
+    const op = ctx.operation;
+    if (op?.operationId === 'createPet') {
+      ctx.onUpstreamResponse = async (upstream) => {
+        if (upstream.status === 201) await invalidate(ctx.environment);
+      };
+      return next();
+    }
+    if (op?.operationId !== 'listPets' || req.method !== 'GET') return next();
+
+    const key = normalisedQueryKey(ctx.query ?? {});
+    const flightKey = `${ctx.environment} ${key}`;
+    const inFlight = flights.get(flightKey);
+    if (inFlight) {
+      const entry = await inFlight;
+      return entry ? sendCached(res, entry, now()) : next();
+    }
+
+    let resolveFlight!: (entry: CachedResponse | undefined) => void;
+    const flight = new Promise<CachedResponse | undefined>((resolve) => (resolveFlight = resolve));
+    flights.set(flightKey, flight);
+    const settle = (entry: CachedResponse | undefined) => {
+      if (flights.get(flightKey) === flight) flights.delete(flightKey);
+      resolveFlight(entry);
+    };
+
+    let generation: number;
+    try {
+      const found = await lookup(ctx.environment, key);
+      outage.ok();
+      if (found.entry) {
+        settle(found.entry);
+        return sendCached(res, found.entry, now());
+      }
+      generation = found.generation;
+      if (!(await cache.claimFill(ctx.environment, key, generation))) {
+        const filled = await waitForFill(() => lookup(ctx.environment, key), generation, fillWaitMs);
+        if (filled) {
+          settle(filled);
+          return sendCached(res, filled, now());
+        }
+      }
+    } catch (err) {
+      outage.failed(err);
+      settle(undefined);
+      res.setHeader('X-Cache', 'MISS');
+      return next();
+    }
+
+    res.setHeader('X-Cache', 'MISS');
+    res.once('close', () => settle(undefined)); // upstream failed or client left: followers go on their own
+    ctx.onUpstreamResponse = async (upstream) => {
+      if (upstream.status !== 200) return settle(undefined);
+      const link = upstream.headers.link;
+      const entry: CachedResponse = {
+        storedAt: now(),
+        contentType: String(upstream.headers['content-type'] ?? 'application/json'),
+        link: Array.isArray(link) ? link.join(', ') : link,
+        body: upstream.body,
+      };
+      settle(entry);
+      try {
+        await cache.store(ctx.environment, key, generation, entry);
+      } catch (err) {
+        outage.failed(err);
+      }
+    };
+    next();
+  };
+}
+
+async function waitForFill(read: () => Promise<{ generation: number; entry?: CachedResponse }>, generation: number, waitMs: number) {
+  const deadline = Date.now() + waitMs;
+  while (Date.now() < deadline) {
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    const found = await read();
+    if (found.entry) return found.entry;
+    if (found.generation !== generation) return undefined; // invalidated meanwhile: fetch fresh
+  }
+  return undefined;
+}
+
+function sendCached(res: ServerResponse, entry: CachedResponse, now: number): void {
+  res.statusCode = 200;
+  res.setHeader('Content-Type', entry.contentType);
+  if (entry.link) res.setHeader('Link', entry.link);
+  res.setHeader('X-Cache', 'HIT');
+  res.setHeader('Age', String(Math.max(0, Math.floor((now - entry.storedAt) / 1000))));
+  res.setHeader('Content-Length', entry.body.length);
+  res.end(entry.body);
+}
