@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createTestDatabase, redisTestUrl, type TestDatabase } from './support/databases';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
+import { startCountedPetStore } from './support/pet-store-upstream';
 
 /**
  * Two gateway processes' worth of gateways sharing one PostgreSQL and one Redis, as behind a
@@ -11,10 +12,14 @@ describe('two gateways sharing PostgreSQL and Redis', () => {
   let db: TestDatabase;
   let a: TestGateway;
   let b: TestGateway;
+  let upstream: Awaited<ReturnType<typeof startCountedPetStore>>;
 
   beforeAll(async () => {
     db = await createTestDatabase('postgres');
+    upstream = await startCountedPetStore(); // staging stays embedded (shared schemas); production is counted
     const env = {
+      PRODUCTION_UPSTREAM: upstream.url,
+      RATE_LIMIT_PER_MINUTE: '40',
       DATABASE_URL: db.settings.databaseUrl!,
       REDIS_URL: redisTestUrl(),
       REDIS_KEY_PREFIX: `asgtest:${randomBytes(4).toString('hex')}:`,
@@ -26,6 +31,7 @@ describe('two gateways sharing PostgreSQL and Redis', () => {
     await b?.stop();
     await a?.stop();
     await db?.destroy();
+    await upstream?.close();
   });
 
   test('when both are ready, then /readyz reports the database and Redis', async () => {
@@ -34,14 +40,53 @@ describe('two gateways sharing PostgreSQL and Redis', () => {
     expect(await jsonOf(res)).toEqual({ status: 'ready', checks: { database: 'ok', redis: 'ok' } });
   });
 
-  test('when a pet is created through one gateway, then the other lists it', async () => {
+  test('when a pet is created through one gateway in staging, then the other lists it (shared PostgreSQL schemas)', async () => {
     const dev = await signUpDeveloper(b.url);
-    const auth = { authorization: `Bearer ${dev.productionKey}` };
+    const auth = { authorization: `Bearer ${dev.stagingKey}` };
     const created = await jsonOf(
-      await fetch(`${a.url}/v1/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"Shared","categoryId":1}' }),
+      await fetch(`${a.url}/staging/v1/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"Shared","categoryId":1}' }),
     );
-    const listed = await jsonOf(await fetch(`${b.url}/v1/pets?limit=100`, { headers: auth }));
+    const listed = await jsonOf(await fetch(`${b.url}/staging/v1/pets?limit=100`, { headers: auth }));
     expect(listed).toContainEqual(created);
+  });
+
+  test('when a pet is created through one gateway, then a list cached by the other includes it next time', async () => {
+    const dev = await signUpDeveloper(a.url);
+    const auth = { authorization: `Bearer ${dev.productionKey}` };
+    await fetch(`${b.url}/v1/pets?limit=100`, { headers: auth });
+    expect((await fetch(`${b.url}/v1/pets?limit=100`, { headers: auth })).headers.get('x-cache')).toBe('HIT');
+    const pet = await jsonOf(
+      await fetch(`${a.url}/v1/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"Across","categoryId":2}' }),
+    );
+    const after = await fetch(`${b.url}/v1/pets?limit=100`, { headers: auth });
+    expect(after.headers.get('x-cache')).toBe('MISS');
+    expect(await jsonOf(after)).toContainEqual(pet);
+  });
+
+  test('when both processes miss the same list at once, then the upstream sees at most one request per process', async () => {
+    const dev = await signUpDeveloper(a.url);
+    const auth = { authorization: `Bearer ${dev.productionKey}` };
+    await fetch(`${a.url}/v1/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"Invalidate","categoryId":2}' });
+    const before = upstream.count('GET', '/pets');
+    const burst = [a, b, a, b, a, b, a, b, a, b, a, b].map((gw) => fetch(`${gw.url}/v1/pets?limit=9`, { headers: auth }));
+    const responses = await Promise.all(burst);
+    expect(responses.map((r) => r.status)).toEqual(Array(12).fill(200));
+    const calls = upstream.count('GET', '/pets') - before;
+    expect(calls).toBeGreaterThanOrEqual(1);
+    expect(calls).toBeLessThanOrEqual(2);
+    expect(responses.filter((r) => r.headers.get('x-cache') === 'MISS')).toHaveLength(calls);
+  });
+
+  test('when a key spends its budget across both processes, then both refuse it once the shared budget is gone', async () => {
+    const dev = await signUpDeveloper(a.url);
+    const auth = { authorization: `Bearer ${dev.productionKey}` };
+    for (let i = 0; i < 20; i++) {
+      expect((await fetch(`${a.url}/v1/pets`, { headers: auth })).status).toBe(200);
+      expect((await fetch(`${b.url}/v1/pets`, { headers: auth })).status).toBe(200);
+    }
+    const last = await fetch(`${b.url}/v1/pets`, { headers: auth });
+    expect(last.status).toBe(429);
+    expect((await fetch(`${a.url}/v1/pets`, { headers: auth })).status).toBe(429);
   });
 
   test('when a key is revoked through one gateway, then the other refuses it within one second', async () => {
