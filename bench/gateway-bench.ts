@@ -11,7 +11,6 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer as netServer } from 'node:net';
@@ -98,7 +97,7 @@ function startNginx(upstreamPort: number): { cachePort: number; proxyPort: numbe
   const proxyPort = cachePort + 1;
   writeFileSync(
     join(dir, 'nginx.conf'),
-    `worker_processes 1; daemon off; pid ${dir}/nginx.pid; error_log ${dir}/error.log warn;
+    `user root; worker_processes 1; daemon off; pid ${dir}/nginx.pid; error_log ${dir}/error.log warn;
 events { worker_connections 1024; }
 http {
   access_log off;
@@ -130,18 +129,20 @@ async function main() {
   for (let i = 0; i < 20; i++) await json(`${store}/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `Pet number ${i}`, categoryId: 1 + (i % 5) }) });
   const page = Buffer.from(await (await fetch(`${store}/pets`)).arrayBuffer());
 
-  // The ceiling: bare Node serving the same bytes.
-  const bare = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': page.length });
-    res.end(page);
-  });
-  await new Promise<void>((r) => bare.listen(0, '127.0.0.1', () => r()));
-  const barePort = (bare.address() as { port: number }).port;
+  // The ceiling: bare Node serving the same bytes, in its own process (wrk runs synchronously here).
+  const barePort = await freePort();
+  const bareScript = `const body = Buffer.from(${JSON.stringify(page.toString('base64'))}, 'base64');
+require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length }); s.end(body); })
+  .listen(${barePort}, '127.0.0.1', () => console.log('listening'));`;
+  const bare = spawn(process.execPath, ['-e', bareScript], { stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(bare);
+  await new Promise((r) => bare.stdout!.once('data', r));
 
   const gateways: Record<string, { url: string; key: string; pid: number }> = {};
   for (const [name, env] of [
     ['memory', {}],
     ['redis', { REDIS_URL, REDIS_KEY_PREFIX: `asgbench:${process.pid}:` }],
+    // CACHE_TTL_SECONDS=0 turns the cache off: every request goes upstream (auth + limit + validation + proxy).
     ['memory-miss', { CACHE_TTL_SECONDS: '0' }],
     ['redis-miss', { REDIS_URL, REDIS_KEY_PREFIX: `asgbench:${process.pid}:m:`, CACHE_TTL_SECONDS: '0' }],
   ] as const) {
@@ -196,7 +197,6 @@ async function main() {
   mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
   writeFileSync(join(ROOT, 'bench', 'results', 'latest.md'), `${report}\n`);
   console.log(report);
-  bare.close();
 }
 
 function cleanup() {

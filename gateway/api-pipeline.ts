@@ -30,7 +30,8 @@ export interface ApiPipelineOptions {
   /** Per client IP, for requests without a valid key. */
   anonymousLimiter: RateLimiter;
   clientIp: (req: IncomingMessage) => string;
-  cache: ListCache;
+  /** Undefined when CACHE_TTL_SECONDS=0: no cache step at all. */
+  cache?: ListCache;
   logger: Logger;
   now: () => Date;
 }
@@ -60,7 +61,7 @@ export function createApiPipeline(o: ApiPipelineOptions) {
       rateLimitPerKey(o.rateLimiter),
       refuseUnknownRoute({ now: () => o.now().getTime() }),
       validateRequest({ maxBodyBytes: MAX_BODY_BYTES }),
-      listCache({ cache: o.cache, logger: o.logger, now: () => o.now().getTime() }),
+      ...(o.cache ? [listCache({ cache: o.cache, logger: o.logger, now: () => o.now().getTime() })] : []),
       proxy.step,
     ],
     onError,

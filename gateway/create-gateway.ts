@@ -127,9 +127,12 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
       keyPrefix: `${config.redisKeyPrefix}rl:ip`,
       redis: commands,
     });
-    const cache = commands
-      ? createRedisListCache({ redis: commands, prefix: config.redisKeyPrefix, ttlSeconds: config.cacheTtlSeconds })
-      : createMemoryListCache({ ttlSeconds: config.cacheTtlSeconds });
+    const cache =
+      config.cacheTtlSeconds === 0
+        ? undefined
+        : commands
+          ? createRedisListCache({ redis: commands, prefix: config.redisKeyPrefix, ttlSeconds: config.cacheTtlSeconds })
+          : createMemoryListCache({ ttlSeconds: config.cacheTtlSeconds });
     const mounts = (['production', 'staging'] as const).map((environment) =>
       createApiPipeline({
         environment,

@@ -17,6 +17,8 @@ export interface CachedResponse {
 export interface CacheLookup {
   generation: number;
   entry?: CachedResponse;
+  /** Another process holds the fill lock for this generation and is fetching the entry now. */
+  filling: boolean;
 }
 
 export interface ListCache {
@@ -29,6 +31,8 @@ export interface ListCache {
    * another process is already fetching it (then poll `lookup` briefly).
    */
   claimFill(environment: string, key: string, generation: number): Promise<boolean>;
+  /** Gives the fill lock back (entry stored, or the fetch failed), so waiters stop waiting. */
+  releaseFill(environment: string, key: string): Promise<void>;
 }
 
 /** `limit` default applied and parameters sorted, so `?limit=20` and no query share one entry. */

@@ -12,7 +12,7 @@ export function createMemoryListCache(options: { ttlSeconds: number; maxEntries?
     async lookup(environment, key) {
       const generation = generations.get(environment) ?? 0;
       const hit = entries.get(`${environment} ${key}`);
-      return hit && hit.generation === generation ? { generation, entry: hit.entry } : { generation };
+      return hit && hit.generation === generation ? { generation, entry: hit.entry, filling: false } : { generation, filling: false };
     },
     async store(environment, key, generation, entry) {
       if (options.ttlSeconds > 0) entries.set(`${environment} ${key}`, { generation, entry });
@@ -23,5 +23,6 @@ export function createMemoryListCache(options: { ttlSeconds: number; maxEntries?
     async claimFill() {
       return true; // one process: the in-process single flight is all there is
     },
+    async releaseFill() {},
   };
 }

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../lib/logger';
 import { createOutageLog } from '../../lib/outage-log';
-import { normalisedQueryKey, type CachedResponse, type ListCache } from '../cache/list-cache';
+import { normalisedQueryKey, type CacheLookup, type CachedResponse, type ListCache } from '../cache/list-cache';
 import type { Step } from '../pipeline';
 
 export interface ListCacheOptions {
@@ -75,6 +75,11 @@ export function listCache({ cache, logger, now = Date.now, fillWaitMs = 1000 }: 
     };
 
     let generation: number;
+    let claimed = false;
+    const release = () => {
+      if (claimed) cache.releaseFill(ctx.environment, key).catch((err: unknown) => outage.failed(err));
+      claimed = false;
+    };
     try {
       const found = await lookup(ctx.environment, key);
       outage.ok();
@@ -83,12 +88,14 @@ export function listCache({ cache, logger, now = Date.now, fillWaitMs = 1000 }: 
         return sendCached(res, found.entry, now());
       }
       generation = found.generation;
-      if (!(await cache.claimFill(ctx.environment, key, generation))) {
+      if (found.filling || !(await cache.claimFill(ctx.environment, key, generation))) {
         const filled = await waitForFill(() => lookup(ctx.environment, key), generation, fillWaitMs);
         if (filled) {
           settle(filled);
           return sendCached(res, filled, now());
         }
+      } else {
+        claimed = true;
       }
     } catch (err) {
       outage.failed(err);
@@ -98,7 +105,10 @@ export function listCache({ cache, logger, now = Date.now, fillWaitMs = 1000 }: 
     }
 
     res.setHeader('X-Cache', 'MISS');
-    res.once('close', () => settle(undefined)); // upstream failed or client left: followers go on their own
+    res.once('close', () => {
+      settle(undefined); // upstream failed or client left: followers go on their own
+      release();
+    });
     ctx.onUpstreamResponse = async (upstream) => {
       if (upstream.status !== 200) return settle(undefined);
       const link = upstream.headers.link;
@@ -114,18 +124,20 @@ export function listCache({ cache, logger, now = Date.now, fillWaitMs = 1000 }: 
       } catch (err) {
         outage.failed(err);
       }
+      release();
     };
     next();
   };
 }
 
-async function waitForFill(read: () => Promise<{ generation: number; entry?: CachedResponse }>, generation: number, waitMs: number) {
+/** Polls while another process fills the entry; gives up when it is stored, abandoned, invalidated or late. */
+async function waitForFill(read: () => Promise<CacheLookup>, generation: number, waitMs: number) {
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     const found = await read();
     if (found.entry) return found.entry;
-    if (found.generation !== generation) return undefined; // invalidated meanwhile: fetch fresh
+    if (found.generation !== generation || !found.filling) return undefined;
   }
   return undefined;
 }
