@@ -7,6 +7,7 @@ import { composePipeline, type Environment, type GatewayRequest } from './pipeli
 import type { ListCache } from './cache/list-cache';
 import type { RateLimiter } from './rate-limit/rate-limiter';
 import { authenticate, type KeyChecker } from './steps/authenticate';
+import { cors } from './steps/cors';
 import { listCache } from './steps/list-cache';
 import { deprecationHeaders } from './steps/deprecation-headers';
 import { logRequest } from './steps/log-request';
@@ -32,6 +33,8 @@ export interface ApiPipelineOptions {
   clientIp: (req: IncomingMessage) => string;
   /** Undefined when CACHE_TTL_SECONDS=0: no cache step at all. */
   cache?: ListCache;
+  /** Origins whose pages may call the API from a browser (CORS): PUBLIC_URL's and the gateway's own. */
+  corsOrigins: readonly string[];
   logger: Logger;
   now: () => Date;
 }
@@ -55,6 +58,7 @@ export function createApiPipeline(o: ApiPipelineOptions) {
   const run = composePipeline(
     [
       logRequest(o.logger),
+      cors({ allowedOrigins: o.corsOrigins }),
       matchRoute(o.operations),
       deprecationHeaders({ noticeUrl: `${o.publicUrl}/portal/deprecations` }),
       authenticate({ keys: o.keys, anonymousLimiter: o.anonymousLimiter, clientIp: o.clientIp }),

@@ -13,11 +13,12 @@ import { createLocalRevocationBus, type RevocationBus } from '../keys/revocation
 import { createSessionService } from '../keys/session-service';
 import { createLogger, type Logger } from '../lib/logger';
 import { createRedis } from '../lib/redis';
-import { loadOpenApiDocument } from '../openapi/document';
+import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH } from '../openapi/document';
 import { compileOperations } from '../openapi/operations';
 import { startPetStore, type RunningPetStore } from '../petstore/open-pet-store';
 import { createPortalApiRouter } from '../portal/api/router';
-import { portalPages } from '../portal/pages-routes';
+import { createApiDocs } from '../portal/api-docs';
+import { createPortal, createPortalAssets } from '../portal/create-portal';
 import { createApiPipeline } from './api-pipeline';
 import { createMemoryListCache } from './cache/memory-list-cache';
 import { createRedisListCache } from './cache/redis-list-cache';
@@ -26,6 +27,8 @@ import type { Config } from './config';
 import { loadOrCreateDevSecrets } from './dev-secrets';
 import { docsRoutes } from './docs-routes';
 import { notFound, renderExpressError } from './express-errors';
+import { securityHeaders } from './security-headers';
+import { originOf } from './steps/cors';
 import { createFrontHandler } from './front-handler';
 import { healthRoutes } from './health';
 import { createRateLimiter } from './rate-limit/rate-limiter';
@@ -117,6 +120,9 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     });
     const { port } = server.address() as AddressInfo;
     const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
+    const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
+    // Browser pages from PUBLIC_URL or from the gateway's own address may call the API (CORS).
+    const corsOrigins = [...new Set([publicUrl, url].map(originOf).filter((o): o is string => o !== null))];
 
     const commands = redis?.publisher;
     const rateLimiter = createRateLimiter({ name: 'default', quota: config.rateLimitPerMinute, windowSeconds: 60, keyPrefix: `${config.redisKeyPrefix}rl:key`, redis: commands });
@@ -146,6 +152,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         anonymousLimiter,
         clientIp: (req) => clientIp(req, config.trustProxy),
         cache,
+        corsOrigins,
         logger,
         now,
       }),
@@ -154,14 +161,19 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
 
     const checks: Record<string, () => Promise<void>> = { database: () => db.ping() };
     if (redis) checks.redis = async () => void (await redis.publisher.ping());
+    const accounts = createAccountService({ db });
+    const sessions = createSessionService({ db, secret: secrets.sessionSecret, now });
+    const portalAssets = createPortalAssets();
+    app.use(securityHeaders({ publicUrl }));
     app.use(healthRoutes(checks));
     app.use(docsRoutes(document));
-    app.use(portalPages());
+    app.use(createPortal({ publicUrl, sessions, accounts, assets: portalAssets }));
+    app.use(createApiDocs({ apiDocument: document, portalDocument: loadOpenApiDocument(PORTAL_DOCUMENT_PATH), assets: portalAssets }));
     app.use(
       '/portal/api',
       createPortalApiRouter({
-        accounts: createAccountService({ db }),
-        sessions: createSessionService({ db, secret: secrets.sessionSecret, now }),
+        accounts,
+        sessions,
         apiKeys,
         loginLimiter: createLoginLimiter(),
         publicUrl,
@@ -176,7 +188,6 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
     server.requestTimeout = 120_000;
-    const url = `http://${config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host}:${port}`;
     logger.info({ url, publicUrl, upstreams, database: db.kind }, 'gateway listening');
     return { url, port };
   }

@@ -1,0 +1,98 @@
+import { join } from 'node:path';
+import { Router, type Request, type Response } from 'express';
+import type { AccountService } from '../keys/account-service';
+import type { SessionService } from '../keys/session-service';
+import { sessionToken } from './api/session-auth';
+import { createAssets, type Assets } from './assets';
+import type { SafeHtml } from './html';
+import { loginPage, safeNext, signupPage } from './pages/auth-pages';
+import { deprecationsPage } from './pages/deprecations-page';
+import { keysPage } from './pages/keys-page';
+import { landingPage } from './pages/landing-page';
+import { layout, type PageOptions, type Viewer } from './pages/layout';
+
+export const PORTAL_ASSETS_PATH = '/portal/assets';
+
+/** The portal's CSS, scripts and icons (portal/public), shared by the portal pages and the docs. */
+export function createPortalAssets(): Assets {
+  return createAssets({ dir: join(__dirname, 'public'), mountPath: PORTAL_ASSETS_PATH });
+}
+
+export interface PortalDeps {
+  /** Base URL the portal shows in examples and environment tables (PUBLIC_URL). */
+  publicUrl: string;
+  sessions: Pick<SessionService, 'resolve'>;
+  accounts: Pick<AccountService, 'get'>;
+  assets: Assets;
+}
+
+/**
+ * The developer portal pages under `/portal/`, server-rendered, plus their static assets.
+ * Pages read the session only to greet the account and guard the keys page; every change
+ * (sign up, log in, keys) goes through the portal JSON API from the page scripts.
+ */
+export function createPortal(deps: PortalDeps): Router {
+  const { assets, publicUrl } = deps;
+  const router = Router({ strict: true, caseSensitive: true });
+
+  const viewerOf = async (req: Request): Promise<Viewer> => {
+    const token = sessionToken(req);
+    const session = token ? await deps.sessions.resolve(token) : null;
+    const account = session ? await deps.accounts.get(session.accountId) : null;
+    return account ? { email: account.email } : 'anonymous';
+  };
+
+  const send = (res: Response, page: Omit<PageOptions, 'assets'>, cacheControl = 'private, no-cache') => {
+    res.status(200).type('html').set('Cache-Control', cacheControl).send(layout({ ...page, assets }).value);
+  };
+  const redirect = (res: Response, location: string) => {
+    res.set('Cache-Control', 'no-store').redirect(303, location);
+  };
+  const page = (title: string, description: string, section: PageOptions['section'], viewer: Viewer, main: SafeHtml, scripts: string[] = []) => ({
+    title,
+    description,
+    section,
+    viewer,
+    main,
+    scripts: scripts.map((s) => assets.url(s)),
+  });
+
+  router.use(assets.handler);
+
+  router.get('/portal', function portalRoot(_req, res) {
+    res.redirect(301, '/portal/');
+  });
+
+  router.get('/portal/', async function landing(req, res) {
+    const viewer = await viewerOf(req);
+    send(res, page('Animal Store API', 'Get an API key and make your first Animal Store API call in under a minute.', 'home', viewer, landingPage({ publicUrl, viewer })));
+  });
+
+  router.get('/portal/signup', async function signup(req, res) {
+    const next = safeNext(req.query.next);
+    if (typeof (await viewerOf(req)) === 'object') return redirect(res, next);
+    send(res, page('Sign up', 'Create an Animal Store developer account.', 'signup', 'anonymous', signupPage({ next }), ['auth.js']));
+  });
+
+  router.get('/portal/login', async function login(req, res) {
+    const next = safeNext(req.query.next);
+    if (typeof (await viewerOf(req)) === 'object') return redirect(res, next);
+    const main = loginPage({ next, signedOut: req.query.signedout === '1' });
+    send(res, page('Log in', 'Log in to the Animal Store developer portal.', 'login', 'anonymous', main, ['auth.js']));
+  });
+
+  router.get('/portal/keys', async function keys(req, res) {
+    const viewer = await viewerOf(req);
+    if (typeof viewer !== 'object') return redirect(res, '/portal/login?next=%2Fportal%2Fkeys');
+    const main = keysPage({ email: viewer.email, publicUrl });
+    send(res, page('API keys', 'Create, list and revoke your Animal Store API keys.', 'keys', viewer, main, ['keys.js']), 'no-store');
+  });
+
+  router.get('/portal/deprecations', async function deprecations(req, res) {
+    const viewer = await viewerOf(req);
+    const main = deprecationsPage({ publicUrl });
+    send(res, page('Deprecations', 'Deprecated Animal Store API operations, their sunset dates and how to migrate.', 'deprecations', viewer, main));
+  });
+
+  return router;
+}

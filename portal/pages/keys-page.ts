@@ -1,0 +1,106 @@
+import { html, type SafeHtml } from '../html';
+
+export const EXPIRY_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
+  { value: '', label: 'Never' },
+  { value: '7', label: 'In 7 days' },
+  { value: '30', label: 'In 30 days' },
+  { value: '90', label: 'In 90 days' },
+  { value: '365', label: 'In 1 year' },
+];
+
+/**
+ * `/portal/keys`: create a key (the secret is shown once), list keys, revoke with confirmation.
+ * The list and all changes go through the portal JSON API from keys.js; this is the frame.
+ */
+export function keysPage(o: { email: string; publicUrl: string }): SafeHtml {
+  return html`<div class="page-head">
+  <h1>API keys</h1>
+  <p class="muted">Signed in as <strong>${o.email}</strong>. Send a key as <code>Authorization: Bearer &lt;key&gt;</code>.
+    Production keys work under <code>${o.publicUrl}/v1</code>, staging keys under <code>${o.publicUrl}/staging/v1</code>.</p>
+</div>
+<noscript><p class="callout callout-warning">This page needs JavaScript to create and revoke keys.</p></noscript>
+
+<section class="panel" id="create-panel" aria-labelledby="create-title">
+  <h2 id="create-title">Create a key</h2>
+  <div class="form-error" id="create-error" role="alert" tabindex="-1" hidden></div>
+  <form id="create-key" class="key-form" novalidate>
+    <div class="field">
+      <label for="key-name">Name</label>
+      <p class="field-hint" id="key-name-hint">So you can recognise it later, for example “Laptop” or “CI pipeline”.</p>
+      <p class="field-error" id="key-name-error" hidden></p>
+      <input id="key-name" name="name" type="text" required maxlength="100" autocomplete="off" aria-describedby="key-name-hint key-name-error">
+    </div>
+    <fieldset class="field">
+      <legend>Environment</legend>
+      <div class="choices">
+        <label class="choice"><input type="radio" name="environment" value="production" checked>
+          <span><strong>Production</strong><span class="choice-note">Live data, under <code>/v1</code></span></span></label>
+        <label class="choice"><input type="radio" name="environment" value="staging">
+          <span><strong>Staging</strong><span class="choice-note">Sandbox data, under <code>/staging/v1</code></span></span></label>
+      </div>
+    </fieldset>
+    <div class="field">
+      <label for="key-expiry">Expires <span class="optional">(optional)</span></label>
+      <select id="key-expiry" name="expiresInDays">
+        ${EXPIRY_CHOICES.map((c) => html`<option value="${c.value}">${c.label}</option>`)}
+      </select>
+    </div>
+    <div class="form-actions">
+      <button type="submit" class="button button-primary" data-busy-label="Creating key…">Create key</button>
+    </div>
+  </form>
+</section>
+
+<section class="panel panel-secret" id="secret-panel" aria-labelledby="secret-title" hidden>
+  <h2 id="secret-title" tabindex="-1">Your new key</h2>
+  <p class="callout callout-warning"><strong>Copy it now. It is shown only this once.</strong> We store only a hash of
+    it, so nobody can show it to you again. If you lose it, revoke it and create another.</p>
+  <div class="field">
+    <label for="secret-value">API key <span class="muted" data-secret-meta></span></label>
+    <div class="secret-row">
+      <input id="secret-value" type="text" readonly spellcheck="false" autocomplete="off" class="secret-input">
+      <button type="button" class="button" data-action="copy-secret">Copy</button>
+    </div>
+    <p class="field-hint" data-copy-status role="status"></p>
+  </div>
+  <div class="secret-actions">
+    <button type="button" class="button button-primary" data-action="explore">Use in API explorer</button>
+    <button type="button" class="button" data-action="saved">I have saved it</button>
+  </div>
+  <p class="field-hint"><em>Use in API explorer</em> opens the API reference in this tab, already authorized with this key.
+    The key is handed over in this tab's session storage and removed from it at once.</p>
+</section>
+
+<section class="panel" aria-labelledby="list-title">
+  <div class="panel-head">
+    <h2 id="list-title" tabindex="-1">Your keys</h2>
+  </div>
+  <div class="form-error" id="list-error" role="alert" tabindex="-1" hidden></div>
+  <p class="status-line" data-list-status role="status">Loading your keys…</p>
+  <div class="table-wrap">
+    <table class="data-table keys-table" data-keys-table hidden>
+      <caption class="visually-hidden">Your API keys</caption>
+      <thead>
+        <tr>
+          <th scope="col">Name</th><th scope="col">Environment</th><th scope="col">Key</th><th scope="col">Created</th>
+          <th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th>
+        </tr>
+      </thead>
+      <tbody data-keys-body></tbody>
+    </table>
+  </div>
+</section>
+
+<dialog class="dialog" id="revoke-dialog" aria-labelledby="revoke-title" aria-describedby="revoke-body">
+  <form method="dialog">
+    <h2 id="revoke-title">Revoke <span data-revoke-name></span>?</h2>
+    <p id="revoke-body">Requests with <code data-revoke-prefix></code>… will be refused with <code>401</code> within a second.
+      This cannot be undone.</p>
+    <div class="dialog-actions">
+      <button type="submit" value="cancel" class="button" autofocus>Cancel</button>
+      <button type="submit" value="revoke" class="button button-danger">Revoke key</button>
+    </div>
+  </form>
+</dialog>
+`;
+}

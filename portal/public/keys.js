@@ -1,0 +1,231 @@
+/* global Element, document, sessionStorage, window -- browser script, loaded by the portal pages */
+/* The keys page: list, create (secret shown once), hand a new key to the API explorer, revoke. */
+(function () {
+  'use strict';
+  const portal = window.AsgPortal;
+  if (!portal) return;
+
+  /** Read once by docs-explorer.js on the docs page of this tab, and removed there at once. */
+  const EXPLORER_HANDOFF_KEY = 'asg:explorer-key';
+
+  const $ = (selector) => document.querySelector(selector);
+  const form = $('#create-key');
+  const createError = $('#create-error');
+  const nameInput = $('#key-name');
+  const nameError = $('#key-name-error');
+  const secretPanel = $('#secret-panel');
+  const secretInput = $('#secret-value');
+  const secretMeta = $('[data-secret-meta]');
+  const copyStatus = $('[data-copy-status]');
+  const listTitle = $('#list-title');
+  const listStatus = $('[data-list-status]');
+  const listError = $('#list-error');
+  const table = $('[data-keys-table]');
+  const tbody = $('[data-keys-body]');
+  const dialog = $('#revoke-dialog');
+
+  /** The one secret this page knows, only while its panel is open. */
+  let issued = null;
+  let copied = false;
+  let keys = [];
+
+  const ENVIRONMENTS = { production: 'Production', staging: 'Staging' };
+  const STATUS = { active: 'Active', revoked: 'Revoked', expired: 'Expired' };
+  const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
+  const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+
+  function goToLogin() {
+    window.location.assign('/portal/login?next=%2Fportal%2Fkeys');
+  }
+
+  function showError(element, message) {
+    element.textContent = message;
+    element.hidden = false;
+    element.focus();
+  }
+
+  function el(tag, attributes, children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes || {})) {
+      if (name === 'text') node.textContent = value;
+      else node.setAttribute(name, value);
+    }
+    for (const child of children || []) node.append(child);
+    return node;
+  }
+
+  function timeCell(iso, mode) {
+    if (!iso) return document.createTextNode('Never');
+    const date = new Date(iso);
+    let text = mode === 'used' ? dateTimeFormat.format(date) : dateFormat.format(date);
+    if (mode === 'used') {
+      const minutes = Math.round((date.getTime() - Date.now()) / 60000);
+      if (Math.abs(minutes) < 1) text = 'Just now';
+      else if (Math.abs(minutes) < 60) text = relative.format(minutes, 'minute');
+      else if (Math.abs(minutes) < 24 * 60) text = relative.format(Math.round(minutes / 60), 'hour');
+    }
+    return el('time', { datetime: iso, title: dateTimeFormat.format(date), text });
+  }
+
+  function row(key) {
+    const actions = el('td', { 'data-label': 'Actions', class: 'cell-actions' });
+    if (key.status === 'active') {
+      const button = el('button', { type: 'button', class: 'button button-small button-danger-outline', 'data-revoke': key.id }, [
+        'Revoke',
+        el('span', { class: 'visually-hidden', text: ' key ' + key.name }),
+      ]);
+      actions.append(button);
+    }
+    return el('tr', { 'data-key-id': key.id, 'data-status': key.status }, [
+      el('th', { scope: 'row', 'data-label': 'Name', class: 'cell-name', text: key.name }),
+      el('td', { 'data-label': 'Environment' }, [el('span', { class: 'badge badge-' + key.environment, text: ENVIRONMENTS[key.environment] || key.environment })]),
+      el('td', { 'data-label': 'Key' }, [el('code', { class: 'prefix', text: key.prefix + '…' })]),
+      el('td', { 'data-label': 'Created' }, [timeCell(key.createdAt, 'date')]),
+      el('td', { 'data-label': 'Last used' }, [timeCell(key.lastUsedAt, 'used')]),
+      el('td', { 'data-label': 'Expires' }, [timeCell(key.expiresAt, 'date')]),
+      el('td', { 'data-label': 'Status' }, [el('span', { class: 'badge badge-' + key.status, text: STATUS[key.status] || key.status })]),
+      actions,
+    ]);
+  }
+
+  function render() {
+    tbody.replaceChildren(...keys.map(row));
+    table.hidden = keys.length === 0;
+    const active = keys.filter((k) => k.status === 'active').length;
+    listStatus.textContent =
+      keys.length === 0
+        ? 'No keys yet. Create your first key above.'
+        : keys.length + (keys.length === 1 ? ' key, ' : ' keys, ') + active + ' active.';
+  }
+
+  async function loadKeys() {
+    const result = await portal.api('GET', '/keys');
+    if (!result.ok) {
+      if (result.status === 401) return goToLogin();
+      listStatus.textContent = '';
+      showError(listError, 'Could not load your keys: ' + result.error.message);
+      return;
+    }
+    listError.hidden = true;
+    keys = result.data;
+    render();
+    if (keys.length === 0 && !nameInput.value) nameInput.value = 'My first key';
+  }
+
+  function setNameError(message) {
+    nameError.textContent = message;
+    nameError.hidden = !message;
+    if (message) nameInput.setAttribute('aria-invalid', 'true');
+    else nameInput.removeAttribute('aria-invalid');
+  }
+
+  function closeSecret() {
+    issued = null;
+    copied = false;
+    secretInput.value = '';
+    copyStatus.textContent = '';
+    secretPanel.hidden = true;
+  }
+
+  form.addEventListener('submit', async function (event) {
+    event.preventDefault();
+    createError.hidden = true;
+    setNameError('');
+    const name = nameInput.value.trim();
+    if (!name) {
+      setNameError('Enter a name for the key.');
+      nameInput.focus();
+      return;
+    }
+    const body = { name, environment: form.elements.namedItem('environment').value };
+    const expiry = form.elements.namedItem('expiresInDays').value;
+    if (expiry) body.expiresInDays = Number(expiry);
+
+    const submit = form.querySelector('button[type="submit"]');
+    portal.setBusy(submit, true);
+    const result = await portal.api('POST', '/keys', body);
+    portal.setBusy(submit, false);
+    if (!result.ok) {
+      if (result.status === 401) return goToLogin();
+      if (result.error.code === 'invalid_request' && /^name\b/.test(result.error.message)) {
+        setNameError('Use 1 to 100 characters, without control characters.');
+        nameInput.focus();
+      } else {
+        showError(createError, 'Could not create the key: ' + result.error.message);
+      }
+      return;
+    }
+    issued = result.data;
+    copied = false;
+    secretInput.value = issued.key;
+    secretMeta.textContent = '(' + (ENVIRONMENTS[issued.environment] || issued.environment) + ', “' + issued.name + '”)';
+    copyStatus.textContent = '';
+    secretPanel.hidden = false;
+    secretPanel.scrollIntoView({ block: 'start' });
+    $('#secret-title').focus();
+    form.reset();
+    loadKeys();
+  });
+
+  nameInput.addEventListener('input', function () {
+    if (nameInput.getAttribute('aria-invalid') === 'true') setNameError('');
+  });
+
+  secretInput.addEventListener('focus', function () {
+    secretInput.select();
+  });
+
+  secretPanel.addEventListener('click', async function (event) {
+    const action = event.target instanceof Element && event.target.closest('button[data-action]');
+    if (!action || !issued) return;
+    if (action.dataset.action === 'copy-secret') {
+      const ok = await portal.copyText(issued.key);
+      copied = copied || ok;
+      copyStatus.textContent = ok ? 'Copied to the clipboard.' : 'Could not copy automatically: select the key and press Ctrl+C (⌘C on a Mac).';
+      if (!ok) secretInput.select();
+    } else if (action.dataset.action === 'explore') {
+      // This tab only: sessionStorage, read and deleted by the docs page; never localStorage, never the URL.
+      sessionStorage.setItem(
+        EXPLORER_HANDOFF_KEY,
+        JSON.stringify({ key: issued.key, environment: issued.environment, name: issued.name, prefix: issued.prefix }),
+      );
+      closeSecret();
+      window.location.assign('/docs/#/Pets/listPets');
+    } else if (action.dataset.action === 'saved') {
+      if (!copied && !window.confirm('You have not copied this key. It cannot be shown again. Hide it anyway?')) return;
+      closeSecret();
+      listTitle.focus();
+      portal.announce('The key is hidden. It is listed below by its prefix.');
+    }
+  });
+
+  tbody.addEventListener('click', function (event) {
+    const button = event.target instanceof Element && event.target.closest('button[data-revoke]');
+    if (!button) return;
+    const key = keys.find((k) => k.id === button.dataset.revoke);
+    if (!key) return;
+    dialog.querySelector('[data-revoke-name]').textContent = '“' + key.name + '”';
+    dialog.querySelector('[data-revoke-prefix]').textContent = key.prefix;
+    dialog.dataset.keyId = key.id;
+    dialog.returnValue = '';
+    dialog.showModal();
+  });
+
+  dialog.addEventListener('close', async function () {
+    const key = keys.find((k) => k.id === dialog.dataset.keyId);
+    if (dialog.returnValue !== 'revoke' || !key) return;
+    const result = await portal.api('DELETE', '/keys/' + encodeURIComponent(key.id));
+    if (!result.ok) {
+      if (result.status === 401) return goToLogin();
+      showError(listError, 'Could not revoke “' + key.name + '”: ' + result.error.message);
+      return;
+    }
+    await loadKeys();
+    listTitle.focus();
+    portal.announce('Key “' + key.name + '” revoked. Requests with it are now refused.');
+  });
+
+  window.addEventListener('pagehide', closeSecret);
+  loadKeys();
+})();
