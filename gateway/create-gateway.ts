@@ -14,6 +14,7 @@ import { createSessionService } from '../keys/session-service';
 import { createLogger, type Logger } from '../lib/logger';
 import { createRedis } from '../lib/redis';
 import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH } from '../openapi/document';
+import { documentRoutes } from '../openapi/document-routes';
 import { compileOperations } from '../openapi/operations';
 import { startPetStore, type RunningPetStore } from '../petstore/open-pet-store';
 import { createPortalApiRouter } from '../portal/api/router';
@@ -25,7 +26,6 @@ import { createRedisListCache } from './cache/redis-list-cache';
 import { clientIp } from './client-ip';
 import type { Config } from './config';
 import { loadOrCreateDevSecrets } from './dev-secrets';
-import { docsRoutes } from './docs-routes';
 import { notFound, renderExpressError } from './express-errors';
 import { securityHeaders } from './security-headers';
 import { originOf } from './steps/cors';
@@ -66,10 +66,9 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
   }
 
   async function assemble() {
-    const secrets =
-      config.sessionSecret && config.keyHashSecret
-        ? { sessionSecret: config.sessionSecret, keyHashSecret: config.keyHashSecret }
-        : { ...loadOrCreateDevSecrets(config.dataDir), ...pick(config) };
+    // Explicit secrets win; development fills the gaps from DATA_DIR (a production config requires both).
+    const dev = config.sessionSecret && config.keyHashSecret ? undefined : loadOrCreateDevSecrets(config.dataDir);
+    const secrets = { sessionSecret: config.sessionSecret ?? dev!.sessionSecret, keyHashSecret: config.keyHashSecret ?? dev!.keyHashSecret };
 
     const db: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
     closers.push(() => db.close());
@@ -166,7 +165,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     const portalAssets = createPortalAssets();
     app.use(securityHeaders({ publicUrl }));
     app.use(healthRoutes(checks));
-    app.use(docsRoutes(document));
+    app.use(documentRoutes(document));
     app.use(createPortal({ publicUrl, sessions, accounts, assets: portalAssets }));
     app.use(createApiDocs({ apiDocument: document, portalDocument: loadOpenApiDocument(PORTAL_DOCUMENT_PATH), assets: portalAssets }));
     app.use(
@@ -227,12 +226,4 @@ async function connectRedis(url: string, closers: Array<() => Promise<void> | vo
     throw new Error(`Redis at REDIS_URL is unreachable: ${(err as Error).message}`, { cause: err });
   }
   return { publisher, subscriber };
-}
-
-/** Explicit secrets win over generated ones, one by one. */
-function pick(config: Config): Partial<{ sessionSecret: string; keyHashSecret: string }> {
-  const out: Partial<{ sessionSecret: string; keyHashSecret: string }> = {};
-  if (config.sessionSecret) out.sessionSecret = config.sessionSecret;
-  if (config.keyHashSecret) out.keyHashSecret = config.keyHashSecret;
-  return out;
 }

@@ -44,26 +44,24 @@ export interface IssueKeyInput {
   expiresInDays?: number | null;
 }
 
-export interface IssuedKey {
+/** What is known of a key from the moment it is issued. */
+interface KeyIdentity {
   id: string;
   name: string;
   prefix: string;
   environment: Environment;
   createdAt: Date;
   expiresAt: Date | null;
+}
+
+export interface IssuedKey extends KeyIdentity {
   /** The full secret. Returned by `issue` only; it cannot be recovered afterwards. */
   key: string;
 }
 
 export type KeyStatus = 'active' | 'revoked' | 'expired';
 
-export interface KeySummary {
-  id: string;
-  name: string;
-  prefix: string;
-  environment: Environment;
-  createdAt: Date;
-  expiresAt: Date | null;
+export interface KeySummary extends KeyIdentity {
   lastUsedAt: Date | null;
   revokedAt: Date | null;
   status: KeyStatus;

@@ -1,7 +1,8 @@
 import { Router, type RequestHandler } from 'express';
 import swaggerUiDist from 'swagger-ui-dist/package.json';
 import swaggerUi from 'swagger-ui-express';
-import { renderDocument, type OpenApiDocument } from '../openapi/document';
+import type { OpenApiDocument } from '../openapi/document';
+import { documentRoutes } from '../openapi/document-routes';
 import type { Assets } from './assets';
 import { operationBadgesCss } from './docs-badges';
 import { html, type SafeHtml } from './html';
@@ -43,7 +44,7 @@ const SWAGGER_VERSION = swaggerUiDist.version;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 export interface ApiDocsDeps {
-  /** The public API document, served at /openapi.json by gateway/docs-routes.ts. */
+  /** The public API document, served at /openapi.json by the composition root (openapi/document-routes.ts). */
   apiDocument: OpenApiDocument;
   /** The portal API document, served here at /portal/openapi.json and /portal/openapi.yaml. */
   portalDocument: OpenApiDocument;
@@ -74,17 +75,11 @@ const TABS: ReadonlyArray<Omit<DocsTab, 'current'>> = [
  */
 export function createApiDocs(deps: ApiDocsDeps): Router {
   const { assets } = deps;
-  const portalSpec = renderDocument(deps.portalDocument);
   assets.add('docs-api-badges.css', operationBadgesCss(deps.apiDocument));
   assets.add('docs-portal-badges.css', operationBadgesCss(deps.portalDocument));
 
   const router = Router({ strict: true, caseSensitive: true });
-  router.get('/portal/openapi.json', function portalOpenApiJson(_req, res) {
-    res.type('application/json').set('Cache-Control', 'public, max-age=300').send(portalSpec.json);
-  });
-  router.get('/portal/openapi.yaml', function portalOpenApiYaml(_req, res) {
-    res.type('application/yaml').set('Cache-Control', 'public, max-age=300').send(portalSpec.yaml);
-  });
+  router.use(documentRoutes(deps.portalDocument, '/portal'));
 
   // The portal instance first: its paths lie below /docs.
   router.use(
