@@ -1,12 +1,13 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../lib/logger';
 import { MAX_BODY_BYTES } from '../lib/read-json-body';
-import { renderError } from '../lib/render-error';
 import type { OperationTable } from '../openapi/operations';
-import { composePipeline, type Environment, type GatewayRequest } from './pipeline';
+import { composePipeline, type Environment } from './pipeline';
 import type { ListCache } from './cache/list-cache';
+import type { GatewayMetrics } from './metrics/gateway-metrics';
 import type { RateLimiter } from './rate-limit/rate-limiter';
-import { authenticate, type KeyChecker } from './steps/authenticate';
+import type { CircuitBreaker } from './upstream/circuit-breaker';
+import { authenticate, type KeyChecker, type UsageRecorder } from './steps/authenticate';
 import { cors } from './steps/cors';
 import { listCache } from './steps/list-cache';
 import { deprecationHeaders } from './steps/deprecation-headers';
@@ -17,6 +18,7 @@ import { rateLimitPerKey } from './steps/rate-limit';
 import { refuseUnknownRoute } from './steps/refuse-unknown-route';
 import { validateRequest } from './steps/validate-request';
 import { createLinkRewriter } from './upstream-links';
+import { pipelineErrorHandler } from './pipeline-error-handler';
 
 export interface ApiPipelineOptions {
   environment: Environment;
@@ -24,8 +26,12 @@ export interface ApiPipelineOptions {
   upstreamUrl: string;
   publicUrl: string;
   upstreamTimeoutMs: number;
+  /** This environment's own: one upstream's outage never refuses the other environment's requests. */
+  circuitBreaker: CircuitBreaker;
   operations: OperationTable;
   keys: KeyChecker;
+  /** Counts each authenticated request per key, and its calls to deprecated operations. */
+  usage: UsageRecorder;
   /** Per key; shared by both environments, so a key's budget is one number. */
   rateLimiter: RateLimiter;
   /** Per client IP, for requests without a valid key. */
@@ -37,6 +43,7 @@ export interface ApiPipelineOptions {
   corsOrigins: readonly string[];
   logger: Logger;
   now: () => Date;
+  metrics: GatewayMetrics;
 }
 
 /**
@@ -45,27 +52,28 @@ export interface ApiPipelineOptions {
  * included; the cache only after every refusal, so a cached body never skips one.
  */
 export function createApiPipeline(o: ApiPipelineOptions) {
-  const onError = (err: unknown, req: GatewayRequest, res: ServerResponse) => {
-    const apiError = renderError(res, err);
-    if (apiError.status >= 500) o.logger.error({ requestId: req.ctx.requestId, code: apiError.code, err: apiError.cause ?? apiError }, 'request failed');
-  };
+  const onError = pipelineErrorHandler(o.logger);
   const proxy = proxyToUpstream({
     upstreamUrl: o.upstreamUrl,
     timeoutMs: o.upstreamTimeoutMs,
     links: createLinkRewriter({ upstreamUrl: o.upstreamUrl, publicUrl: o.publicUrl, prefix: o.prefix }),
+    breaker: o.circuitBreaker,
+    metrics: o.metrics,
     onError,
   });
+  const cache = o.cache ? listCache({ cache: o.cache, logger: o.logger, metrics: o.metrics, now: () => o.now().getTime() }) : undefined;
   const run = composePipeline(
     [
-      logRequest(o.logger),
+      logRequest(o.logger, o.metrics),
       cors({ allowedOrigins: o.corsOrigins }),
       matchRoute(o.operations),
       deprecationHeaders({ noticeUrl: `${o.publicUrl}/portal/deprecations` }),
-      authenticate({ keys: o.keys, anonymousLimiter: o.anonymousLimiter, clientIp: o.clientIp }),
-      rateLimitPerKey(o.rateLimiter),
+      authenticate({ keys: o.keys, anonymousLimiter: o.anonymousLimiter, clientIp: o.clientIp, metrics: o.metrics, usage: o.usage }),
+      ...(cache ? [cache.prefetch] : []),
+      rateLimitPerKey(o.rateLimiter, o.metrics),
       refuseUnknownRoute({ now: () => o.now().getTime() }),
       validateRequest({ maxBodyBytes: MAX_BODY_BYTES }),
-      ...(o.cache ? [listCache({ cache: o.cache, logger: o.logger, now: () => o.now().getTime() })] : []),
+      ...(cache ? [cache.serve] : []),
       proxy.step,
     ],
     onError,

@@ -39,4 +39,40 @@ describe('parseConfig', () => {
   test('when PUBLIC_URL has a trailing slash, then it is dropped so links join cleanly', () => {
     expect(parseConfig({ PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe('https://api.example.com');
   });
+
+  test('when no METRICS_* is set, then metrics are not exposed and the listener would bind loopback', () => {
+    expect(parseConfig({})).toMatchObject({ metricsPort: undefined, metricsHost: '127.0.0.1', metricsToken: undefined });
+    expect(parseConfig({ METRICS_PORT: '', METRICS_TOKEN: '' })).toMatchObject({ metricsPort: undefined, metricsToken: undefined });
+  });
+
+  test('when METRICS_PORT, METRICS_HOST and METRICS_TOKEN are set, then they are parsed', () => {
+    const token = 'scrape-token-0123';
+    expect(parseConfig({ METRICS_PORT: '9464', METRICS_HOST: '0.0.0.0', METRICS_TOKEN: token })).toMatchObject({ metricsPort: 9464, metricsHost: '0.0.0.0', metricsToken: token });
+    expect(parseConfig({ METRICS_PORT: '0' }).metricsPort).toBe(0);
+  });
+
+  test('when METRICS_PORT is not a port or METRICS_TOKEN is shorter than 16 characters, then both are named', () => {
+    for (const port of ['abc', '70000', '-1', '1.5']) {
+      expect(() => parseConfig({ METRICS_PORT: port })).toThrow(/METRICS_PORT:/);
+    }
+    expect(() => parseConfig({ METRICS_PORT: 'x', METRICS_TOKEN: 'x'.repeat(15) })).toThrow(/METRICS_PORT:[\s\S]*METRICS_TOKEN: must be at least 16 characters/);
+  });
+
+  test('when SHUTDOWN_TIMEOUT_MS is unset, then a stop waits 10 s for in-flight requests; when set, it is parsed; 0 is allowed, negatives and fractions are named', () => {
+    expect(parseConfig({}).shutdownTimeoutMs).toBe(10_000);
+    expect(parseConfig({ SHUTDOWN_TIMEOUT_MS: '2500' }).shutdownTimeoutMs).toBe(2500);
+    expect(parseConfig({ SHUTDOWN_TIMEOUT_MS: '0' }).shutdownTimeoutMs).toBe(0);
+    for (const bad of ['-1', '1.5', 'soon', '600001']) expect(() => parseConfig({ SHUTDOWN_TIMEOUT_MS: bad })).toThrow(/SHUTDOWN_TIMEOUT_MS:/);
+  });
+
+  test('when no CIRCUIT_* is set, then an upstream circuit opens after 5 consecutive failures for 5 s', () => {
+    expect(parseConfig({})).toMatchObject({ circuitFailureThreshold: 5, circuitOpenMs: 5000 });
+  });
+
+  test('when CIRCUIT_FAILURE_THRESHOLD and CIRCUIT_OPEN_MS are set, then they are parsed, and values below 1 or not integers are named', () => {
+    expect(parseConfig({ CIRCUIT_FAILURE_THRESHOLD: '3', CIRCUIT_OPEN_MS: '500' })).toMatchObject({ circuitFailureThreshold: 3, circuitOpenMs: 500 });
+    for (const bad of ['0', '-1', '1.5', 'abc']) {
+      expect(() => parseConfig({ CIRCUIT_FAILURE_THRESHOLD: bad, CIRCUIT_OPEN_MS: bad })).toThrow(/CIRCUIT_FAILURE_THRESHOLD:[\s\S]*CIRCUIT_OPEN_MS:/);
+    }
+  });
 });

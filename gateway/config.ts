@@ -42,6 +42,9 @@ const envSchema = z.object({
   RATE_LIMIT_PER_MINUTE: int(600, 1, 10_000_000),
   ANONYMOUS_RATE_LIMIT_PER_MINUTE: int(60, 1, 10_000_000),
   UPSTREAM_TIMEOUT_MS: int(10_000, 1, 600_000),
+  SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
+  CIRCUIT_FAILURE_THRESHOLD: int(5, 1, 10_000),
+  CIRCUIT_OPEN_MS: int(5000, 1, 600_000),
   SESSION_SECRET: secret,
   KEY_HASH_SECRET: secret,
   PUBLIC_URL: optionalUrl(['http', 'https']),
@@ -50,6 +53,18 @@ const envSchema = z.object({
     .enum(['true', 'false', '1', '0', ''])
     .default('false')
     .transform((v) => v === 'true' || v === '1'),
+  METRICS_PORT: z
+    .string()
+    .trim()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .pipe(z.coerce.number<string>().int().min(0).max(65535).optional()),
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || v.length >= 16, { message: 'must be at least 16 characters' }),
 });
 
 export interface Config {
@@ -67,6 +82,12 @@ export interface Config {
   /** Requests per client IP per minute that carry no valid key. */
   readonly anonymousRateLimitPerMinute: number;
   readonly upstreamTimeoutMs: number;
+  /** How long a stop waits for in-flight requests before it cuts their connections. */
+  readonly shutdownTimeoutMs: number;
+  /** Consecutive upstream failures (refused, reset, timeout, 502/503/504) that open an environment's circuit. */
+  readonly circuitFailureThreshold: number;
+  /** How long an open circuit answers 503 before one probe request may reach the upstream. */
+  readonly circuitOpenMs: number;
   /** Undefined in development: generated into DATA_DIR by the composition root. */
   readonly sessionSecret?: string;
   readonly keyHashSecret?: string;
@@ -74,6 +95,11 @@ export interface Config {
   readonly publicUrl?: string;
   readonly logLevel: string;
   readonly trustProxy: boolean;
+  /** Set → a separate, unauthenticated /metrics listener on metricsHost (0 = any free port). */
+  readonly metricsPort?: number;
+  readonly metricsHost: string;
+  /** Set → GET /metrics on the main port, for `Authorization: Bearer <token>` only. */
+  readonly metricsToken?: string;
 }
 
 export class ConfigError extends Error {
@@ -106,10 +132,16 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     anonymousRateLimitPerMinute: e.ANONYMOUS_RATE_LIMIT_PER_MINUTE,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
+    circuitFailureThreshold: e.CIRCUIT_FAILURE_THRESHOLD,
+    circuitOpenMs: e.CIRCUIT_OPEN_MS,
     sessionSecret: e.SESSION_SECRET,
     keyHashSecret: e.KEY_HASH_SECRET,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
+    metricsPort: e.METRICS_PORT,
+    metricsHost: e.METRICS_HOST,
+    metricsToken: e.METRICS_TOKEN,
   });
 }

@@ -26,12 +26,17 @@ import { createRedisListCache } from './cache/redis-list-cache';
 import { clientIp } from './client-ip';
 import type { Config } from './config';
 import { loadOrCreateDevSecrets } from './dev-secrets';
-import { notFound, renderExpressError } from './express-errors';
+import { expressErrorHandler, notFound } from './express-errors';
 import { securityHeaders } from './security-headers';
 import { originOf } from './steps/cors';
 import { createFrontHandler } from './front-handler';
 import { healthRoutes } from './health';
+import { trackForDrain, type DrainReport, type HttpDrain } from './http-drain';
 import { createRateLimiter } from './rate-limit/rate-limiter';
+import { createCircuitBreaker } from './upstream/circuit-breaker';
+import { metricsRoutes } from './metrics/metrics-routes';
+import { startMetricsServer } from './metrics/metrics-server';
+import { createPrometheusMetrics } from './metrics/prometheus-metrics';
 import type { Environment } from './pipeline';
 
 export interface GatewayOptions {
@@ -41,11 +46,25 @@ export interface GatewayOptions {
 }
 
 export interface Gateway {
-  /** Listens on config.port (0 = any free port); resolves with the bound base URL. */
-  start(): Promise<{ url: string; port: number }>;
-  /** Stops accepting, lets in-flight requests finish (bounded), closes stores. */
-  stop(): Promise<void>;
+  /**
+   * Listens on config.port (0 = any free port); resolves with the bound base URL, and with the
+   * metrics listener's URL when METRICS_PORT is set.
+   */
+  start(): Promise<{ url: string; port: number; metricsUrl?: string }>;
+  /**
+   * Stops accepting, lets in-flight requests finish for up to SHUTDOWN_TIMEOUT_MS (then cuts
+   * them), closes stores. Calling it again returns the same stop.
+   */
+  stop(): Promise<StopReport>;
 }
+
+export interface StopReport extends DrainReport {
+  /** Stores and services that failed to close (each is logged); 0 means a clean stop. */
+  closeFailures: number;
+}
+
+/** A store that does not close within this is given up on, so a stop always ends. */
+const CLOSE_TIMEOUT_MS = 5000;
 
 const PREFIXES: Record<Environment, string> = { production: '/v1', staging: '/staging/v1' };
 
@@ -55,6 +74,8 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
   const logger = options.logger ?? createLogger({ level: config.logLevel });
   const closers: Array<() => Promise<void> | void> = [];
   let server: Server | undefined;
+  let drainer: HttpDrain | undefined;
+  let stopping: Promise<StopReport> | undefined;
 
   async function start() {
     try {
@@ -106,6 +127,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     closers.unshift(() => apiKeys.close());
     const verifier = createKeyVerifier({ keys: apiKeys, revocations, ttlMs: 60_000, max: 100_000, now: options.now });
     closers.unshift(() => verifier.close());
+    const { metrics, registry } = createPrometheusMetrics({ keyVerifier: verifier });
 
     const app = express();
     app.disable('x-powered-by');
@@ -113,6 +135,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
 
     // The bound port is known only after listen; links need it when PUBLIC_URL is unset.
     server = createServer();
+    drainer = trackForDrain(server);
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(config.port, config.host, () => resolve());
@@ -145,8 +168,10 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         upstreamUrl: upstreams[environment],
         publicUrl,
         upstreamTimeoutMs: config.upstreamTimeoutMs,
+        circuitBreaker: createCircuitBreaker({ environment, failureThreshold: config.circuitFailureThreshold, openMs: config.circuitOpenMs, logger }),
         operations,
         keys: verifier,
+        usage: apiKeys,
         rateLimiter,
         anonymousLimiter,
         clientIp: (req) => clientIp(req, config.trustProxy),
@@ -154,6 +179,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         corsOrigins,
         logger,
         now,
+        metrics,
       }),
     );
     for (const m of mounts) closers.unshift(() => m.close());
@@ -165,6 +191,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     const portalAssets = createPortalAssets();
     app.use(securityHeaders({ publicUrl }));
     app.use(healthRoutes(checks));
+    if (config.metricsToken) app.use(metricsRoutes({ registry, token: config.metricsToken }));
     app.use(documentRoutes(document));
     app.use(createPortal({ publicUrl, sessions, accounts, assets: portalAssets }));
     app.use(createApiDocs({ apiDocument: document, portalDocument: loadOpenApiDocument(PORTAL_DOCUMENT_PATH), assets: portalAssets }));
@@ -181,40 +208,57 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
       }),
     );
     app.use(notFound);
-    app.use(renderExpressError);
+    app.use(expressErrorHandler(logger));
 
     server.on('request', createFrontHandler(mounts, app));
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
     server.requestTimeout = 120_000;
-    logger.info({ url, publicUrl, upstreams, database: db.kind }, 'gateway listening');
-    return { url, port };
+    let metricsUrl: string | undefined;
+    if (config.metricsPort !== undefined) {
+      const metricsServer = await startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort });
+      closers.unshift(() => metricsServer.close());
+      metricsUrl = metricsServer.url;
+    }
+    logger.info({ url, publicUrl, upstreams, database: db.kind, metricsUrl }, 'gateway listening');
+    return { url, port, metricsUrl };
   }
 
-  async function stop() {
-    if (server?.listening) {
-      const closing = new Promise<void>((resolve) => server!.close(() => resolve()));
-      server.closeIdleConnections();
-      const grace = setTimeout(() => server?.closeAllConnections(), 10_000);
-      await closing;
-      clearTimeout(grace);
-    }
+  function stop(): Promise<StopReport> {
+    stopping ??= shutDown();
+    return stopping;
+  }
+
+  async function shutDown(): Promise<StopReport> {
+    const drained = server?.listening && drainer ? await drainer.drain(config.shutdownTimeoutMs) : { inFlight: 0, cut: 0, drainMs: 0 };
+    if (drained.cut) logger.warn({ cut: drained.cut, shutdownTimeoutMs: config.shutdownTimeoutMs }, 'requests outlived SHUTDOWN_TIMEOUT_MS; their connections were cut');
+    let closeFailures = 0;
     while (closers.length) {
       const close = closers.shift()!;
       try {
-        await close();
+        await withTimeout(Promise.resolve().then(close), CLOSE_TIMEOUT_MS);
       } catch (err) {
-        logger.warn({ err }, 'error while shutting down');
+        closeFailures++;
+        logger.error({ err }, 'error while shutting down');
       }
     }
+    const report = { ...drained, closeFailures };
+    logger.info(report, 'gateway stopped');
+    return report;
   }
 
   return { start, stop };
 }
 
+function withTimeout(promise: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise((_, reject) => (timer = setTimeout(() => reject(new Error(`did not close within ${ms} ms`)), ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}
+
 /** Two connections: a subscribed Redis connection can run no other command. */
 async function connectRedis(url: string, closers: Array<() => Promise<void> | void>) {
-  const publisher = createRedis(url);
+  const publisher = createRedis(url, { autoPipelining: true });
   const subscriber = createRedis(url);
   closers.push(() => {
     publisher.disconnect();

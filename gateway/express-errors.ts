@@ -1,12 +1,27 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { ApiError } from '../lib/api-error';
+import { ApiError, toApiError } from '../lib/api-error';
+import type { Logger } from '../lib/logger';
 import { renderError } from '../lib/render-error';
+import { requestIdOf } from '../lib/request-id';
 
 /** The Express app's last two handlers: unknown paths and stray errors both end as Error bodies. */
 export const notFound: RequestHandler = function notFound(req, res) {
   renderError(res, new ApiError('not_found', `Nothing at ${req.method} ${req.path}.`));
 };
 
-export const renderExpressError: ErrorRequestHandler = function renderExpressError(err, _req, res, _next) {
-  renderError(res, err);
-};
+/**
+ * A bug in a portal route becomes a generic 500 `internal_error` (its details never leave the
+ * process) and one log line with the original error and a request id, which the response
+ * carries in `X-Request-Id` so a report can be matched to the line.
+ */
+export function expressErrorHandler(logger: Pick<Logger, 'error'>): ErrorRequestHandler {
+  return function renderExpressError(err, req, res, _next) {
+    const apiError = toApiError(err);
+    if (apiError.status >= 500) {
+      const requestId = requestIdOf(req);
+      if (!res.headersSent) res.setHeader('X-Request-Id', requestId);
+      logger.error({ requestId, code: apiError.code, method: req.method, path: req.path, err: apiError.cause ?? apiError }, 'request failed');
+    }
+    renderError(res, apiError);
+  };
+}

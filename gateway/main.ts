@@ -1,5 +1,10 @@
+import { createLogger } from '../lib/logger';
 import { ConfigError, parseConfig } from './config';
 import { createGateway } from './create-gateway';
+import { exitGracefully } from './process-lifecycle';
+
+/** Stores get this long after the drain to close before the process gives up on them. */
+const CLOSE_ALLOWANCE_MS = 15_000;
 
 /** `npm start`: gateway, portal and embedded stores in one process. */
 async function main(): Promise<void> {
@@ -13,22 +18,12 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const gateway = createGateway(config);
+  const logger = createLogger({ level: config.logLevel });
+  const gateway = createGateway(config, { logger });
+  // Before start: a signal or a crash while starting also stops what has been opened so far.
+  exitGracefully({ stop: gateway.stop, logger, hardDeadlineMs: config.shutdownTimeoutMs + CLOSE_ALLOWANCE_MS });
   const { url } = await gateway.start();
   process.stdout.write(`Animal Store Gateway ready at ${url}  (OpenAPI: ${url}/openapi.json)\n`);
-
-  let stopping = false;
-  const shutdown = (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    process.stdout.write(`${signal} received, shutting down\n`);
-    gateway.stop().then(
-      () => process.exit(0),
-      () => process.exit(1),
-    );
-  };
-  process.once('SIGTERM', () => shutdown('SIGTERM'));
-  process.once('SIGINT', () => shutdown('SIGINT'));
 }
 
 main().catch((err: Error) => {

@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiOperation, RouteMatch } from '../openapi/operations';
+import type { CacheLookup } from './cache/list-cache';
 
 export type Environment = 'production' | 'staging';
 
@@ -19,6 +20,11 @@ export interface RequestContext {
   accountId?: string;
   /** Validated query with defaults applied. */
   query?: Record<string, unknown>;
+  /**
+   * A list-cache read started before the rate limiter's command, so both leave in one Redis
+   * write and come back together; used only once every refusal has been ruled out.
+   */
+  cacheLookup?: { key: string; result: Promise<CacheLookup> };
   /** Raw body bytes, read and validated before the upstream is touched. */
   body?: Buffer;
   /**
@@ -44,20 +50,22 @@ export type Step = (req: GatewayRequest, res: ServerResponse, next: Next) => voi
 
 /**
  * Builds the pipeline once at start-up. Running it is a loop over an array: no router,
- * no per-request allocation beyond the `next` closure.
+ * no per-request allocation beyond the `next` and `fail` closures.
  */
 export function composePipeline(steps: readonly Step[], onError: (err: unknown, req: GatewayRequest, res: ServerResponse) => void) {
   return function runPipeline(req: GatewayRequest, res: ServerResponse): void {
     let index = 0;
+    // A step that throws or rejects fails the request even with `undefined`, which `next` would take for "go on".
+    const fail = (err: unknown) => next(err ?? new Error(`A gateway pipeline step failed with ${String(err)}.`));
     const next: Next = (err) => {
       if (err !== undefined) return onError(err, req, res);
       const step = steps[index++];
       if (!step) return onError(new Error('The gateway pipeline ended without a response.'), req, res);
       try {
         const result = step(req, res, next);
-        if (result && typeof (result as Promise<void>).catch === 'function') (result as Promise<void>).catch(next);
+        if (result && typeof (result as Promise<void>).catch === 'function') (result as Promise<void>).catch(fail);
       } catch (err) {
-        next(err);
+        fail(err);
       }
     };
     next();

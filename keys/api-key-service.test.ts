@@ -3,11 +3,36 @@ import type { Database } from '../db/database';
 import { ApiError } from '../lib/api-error';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
 import { createApiKeyService, parseApiKey, type ApiKeyService } from './api-key-service';
-import { migrateKeys } from './migrations';
+import { migrate } from '../db/migrate';
+import { KEYS_SCHEMA, keysMigrations, migrateKeys } from './migrations';
 import { createLocalRevocationBus, type RevocationBus } from './revocation-bus';
 
 const HASH_SECRET = 'test-hash-secret-0123456789abcdefghijklmnop';
 const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** The real database, refusing UPDATEs while `down` is set (an outage during a flush). */
+function flakyDatabase(db: Database): Database & { down: boolean; refused: number } {
+  const flaky = {
+    ...db,
+    down: false,
+    refused: 0,
+    query: <R,>(sql: string, params?: readonly unknown[]) => {
+      if (flaky.down && sql.trimStart().startsWith('UPDATE')) {
+        flaky.refused++;
+        return Promise.reject(new Error('connection terminated unexpectedly'));
+      }
+      return db.query<R>(sql, params);
+    },
+  };
+  return flaky;
+}
+
+interface UsageRow {
+  requests: number;
+  deprecated_calls: number;
+  last_used_at: Date | null;
+  last_deprecated_call_at: Date | null;
+}
 
 /** The real database, with a count of the statements sent to it. */
 function countingDatabase(db: Database): Database & { statements: string[] } {
@@ -63,6 +88,11 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
     await db.close();
     await testDb.destroy();
   });
+
+  const usageRow = async (keyId: string): Promise<UsageRow | undefined> => {
+    const [row] = await db.query<UsageRow>('SELECT requests, deprecated_calls, last_used_at, last_deprecated_call_at FROM accounts.api_keys WHERE id = $1', [keyId]);
+    return row && { ...row, last_used_at: row.last_used_at && new Date(row.last_used_at), last_deprecated_call_at: row.last_deprecated_call_at && new Date(row.last_deprecated_call_at) };
+  };
 
   test('when a production key is issued, then it is asg_prod_ plus 43 base64url characters (256 random bits) and its prefix is its visible start', async () => {
     const accountId = await newAccount();
@@ -124,10 +154,11 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
 
     const list = await service.list(accountId);
     const summary = ({ key: _key, ...rest }: typeof first) => rest;
+    const unused = { requests: 0, deprecatedCalls: 0, lastDeprecatedCallAt: null };
     expect(list).toEqual([
-      { ...summary(third), lastUsedAt: null, revokedAt: third.createdAt, status: 'revoked' },
-      { ...summary(second), lastUsedAt: null, revokedAt: null, status: 'active' },
-      { ...summary(first), lastUsedAt: null, revokedAt: null, status: 'expired' },
+      { ...summary(third), lastUsedAt: null, revokedAt: third.createdAt, status: 'revoked', usage: unused },
+      { ...summary(second), lastUsedAt: null, revokedAt: null, status: 'active', usage: unused },
+      { ...summary(first), lastUsedAt: null, revokedAt: null, status: 'expired', usage: unused },
     ]);
     const text = JSON.stringify(list);
     for (const key of [first, second, third]) expect(text).not.toContain(key.key.slice(key.prefix.length));
@@ -216,28 +247,52 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
     const a = await service.issue(accountId, { name: 'a' });
     const b = await service.issue(accountId, { name: 'b' });
     const before = db.statements.length;
+    const start = clock.getTime();
     for (let i = 0; i < 100; i++) {
       clock = new Date(clock.getTime() + 10);
-      service.recordUse(i % 2 === 0 ? a.id : b.id);
+      service.recordUse(i % 2 === 0 ? a.id : b.id, false);
     }
     expect(db.statements.length).toBe(before);
-    const lastA = new Date(clock.getTime() - 10);
-    const lastB = clock;
+    // The clock is read at a key's first use in the interval only (reading it allocates).
+    const firstA = new Date(start + 10);
+    const firstB = new Date(start + 20);
     await service.flushUsage();
     expect(db.statements.slice(before)).toEqual([expect.stringContaining('UPDATE')]);
     const rows = await db.query<{ id: string; last_used_at: Date }>('SELECT id, last_used_at FROM accounts.api_keys WHERE account_id = $1', [accountId]);
     expect(Object.fromEntries(rows.map((r) => [r.id, new Date(r.last_used_at).toISOString()]))).toEqual({
-      [a.id]: lastA.toISOString(),
-      [b.id]: lastB.toISOString(),
+      [a.id]: firstA.toISOString(),
+      [b.id]: firstB.toISOString(),
     });
     await service.flushUsage();
     expect(db.statements.length).toBe(before + 2); // the SELECT above; an empty flush writes nothing
+    expect((await service.list(accountId)).map((k) => k.usage.requests)).toEqual([50, 50]);
+  });
+
+  test('when a key is used across flush intervals, then its times are those of its first use in the latest interval', async () => {
+    const accountId = await newAccount();
+    const issued = await service.issue(accountId, { name: 'intervals' });
+    service.recordUse(issued.id, true);
+    const firstInterval = clock;
+    clock = new Date(clock.getTime() + 1000);
+    service.recordUse(issued.id, true);
+    await service.flushUsage();
+    expect(await usageRow(issued.id)).toEqual({ requests: 2, deprecated_calls: 2, last_used_at: firstInterval, last_deprecated_call_at: firstInterval });
+    clock = new Date(clock.getTime() + 4000);
+    const secondInterval = clock;
+    service.recordUse(issued.id, false);
+    clock = new Date(clock.getTime() + 1000);
+    const firstDeprecatedInSecond = clock;
+    service.recordUse(issued.id, true);
+    clock = new Date(clock.getTime() + 1000);
+    service.recordUse(issued.id, true);
+    await service.flushUsage();
+    expect(await usageRow(issued.id)).toEqual({ requests: 5, deprecated_calls: 4, last_used_at: secondInterval, last_deprecated_call_at: firstDeprecatedInSecond });
   });
 
   test('when a use is recorded but not yet flushed, then the list already shows it', async () => {
     const accountId = await newAccount();
     const issued = await service.issue(accountId, { name: 'pending' });
-    service.recordUse(issued.id);
+    service.recordUse(issued.id, false);
     expect((await service.list(accountId))[0]!.lastUsedAt).toEqual(clock);
   });
 
@@ -245,7 +300,7 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
     const timed = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 20 });
     const accountId = await newAccount();
     const issued = await timed.issue(accountId, { name: 'timed' });
-    timed.recordUse(issued.id);
+    timed.recordUse(issued.id, false);
     const deadline = Date.now() + 2000;
     let stored: unknown = null;
     while (stored === null && Date.now() < deadline) {
@@ -258,14 +313,129 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
     await timed.close();
   });
 
-  test('when the service closes, then pending uses are written', async () => {
+  test('when the service closes, then pending uses and counts are written', async () => {
     const closing = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock });
     const accountId = await newAccount();
     const issued = await closing.issue(accountId, { name: 'closing' });
-    closing.recordUse(issued.id);
+    closing.recordUse(issued.id, true);
+    closing.recordUse(issued.id, false);
+    closing.recordUse(issued.id, true);
     await closing.close();
-    const [row] = await db.query<{ last_used_at: Date }>('SELECT last_used_at FROM accounts.api_keys WHERE id = $1', [issued.id]);
-    expect(row!.last_used_at).toEqual(clock);
+    expect(await usageRow(issued.id)).toEqual({ requests: 3, deprecated_calls: 2, last_used_at: clock, last_deprecated_call_at: clock });
+  });
+
+  test('when uses are recorded, then the list adds the pending counts to the stored ones', async () => {
+    const accountId = await newAccount();
+    const issued = await service.issue(accountId, { name: 'counted' });
+    service.recordUse(issued.id, false);
+    service.recordUse(issued.id, true);
+    const firstDeprecated = clock;
+    await service.flushUsage();
+    clock = new Date(clock.getTime() + 60_000);
+    service.recordUse(issued.id, false);
+    expect((await service.list(accountId))[0]).toMatchObject({
+      lastUsedAt: clock,
+      usage: { requests: 3, deprecatedCalls: 1, lastDeprecatedCallAt: firstDeprecated },
+    });
+    clock = new Date(clock.getTime() + 60_000);
+    service.recordUse(issued.id, true);
+    expect((await service.list(accountId))[0]!.usage).toEqual({ requests: 4, deprecatedCalls: 2, lastDeprecatedCallAt: clock });
+    expect(await usageRow(issued.id)).toMatchObject({ requests: 2, deprecated_calls: 1 });
+  });
+
+  test('when two service instances share the database, then their flushed counts add up and the latest times win', async () => {
+    const other = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 60_000 });
+    const accountId = await newAccount();
+    const issued = await service.issue(accountId, { name: 'shared' });
+    service.recordUse(issued.id, true);
+    const firstGatewayDeprecated = clock;
+    clock = new Date(clock.getTime() + 1000);
+    other.recordUse(issued.id, false);
+    other.recordUse(issued.id, false);
+    const latestUse = clock;
+    service.recordUse(issued.id, false);
+    // Both write at once, as two gateway processes would.
+    await Promise.all([service.flushUsage(), other.flushUsage()]);
+    expect(await usageRow(issued.id)).toEqual({ requests: 4, deprecated_calls: 1, last_used_at: latestUse, last_deprecated_call_at: firstGatewayDeprecated });
+
+    // An older time from a slower process never moves the stored times back.
+    other.recordUse(issued.id, true);
+    clock = new Date(clock.getTime() - 60_000);
+    service.recordUse(issued.id, true);
+    await Promise.all([other.flushUsage(), service.flushUsage()]);
+    expect(await usageRow(issued.id)).toEqual({ requests: 6, deprecated_calls: 3, last_used_at: latestUse, last_deprecated_call_at: latestUse });
+    await other.close();
+  });
+
+  test('when a flush fails, then its counts are kept, merged with later uses, shown by the list and written by the next flush', async () => {
+    const flaky = flakyDatabase(db);
+    const usage = createApiKeyService({ db: flaky, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 60_000 });
+    const accountId = await newAccount();
+    const issued = await usage.issue(accountId, { name: 'outage' });
+    usage.recordUse(issued.id, true);
+    usage.recordUse(issued.id, false);
+    flaky.down = true;
+    await expect(usage.flushUsage()).rejects.toThrow('connection terminated unexpectedly');
+    clock = new Date(clock.getTime() + 1000);
+    usage.recordUse(issued.id, true);
+    expect((await usage.list(accountId))[0]!.usage).toEqual({ requests: 3, deprecatedCalls: 2, lastDeprecatedCallAt: clock });
+    await expect(usage.close()).rejects.toThrow('connection terminated unexpectedly');
+    expect(await usageRow(issued.id)).toEqual({ requests: 0, deprecated_calls: 0, last_used_at: null, last_deprecated_call_at: null });
+
+    flaky.down = false;
+    await usage.flushUsage();
+    expect(flaky.refused).toBe(2);
+    expect(await usageRow(issued.id)).toEqual({ requests: 3, deprecated_calls: 2, last_used_at: clock, last_deprecated_call_at: clock });
+    await usage.flushUsage();
+    expect((await usageRow(issued.id))!.requests).toBe(3);
+  });
+
+  test('when a background flush fails, then it is reported and retried on the next interval without being asked', async () => {
+    const flaky = flakyDatabase(db);
+    const errors: unknown[] = [];
+    const timed = createApiKeyService({
+      db: flaky,
+      hashSecret: HASH_SECRET,
+      revocations: bus,
+      now: () => clock,
+      flushIntervalMs: 20,
+      onFlushError: (err) => {
+        errors.push(err);
+        flaky.down = false;
+      },
+    });
+    const accountId = await newAccount();
+    const issued = await timed.issue(accountId, { name: 'retried' });
+    flaky.down = true;
+    timed.recordUse(issued.id, true);
+    timed.recordUse(issued.id, true);
+    const deadline = Date.now() + 5000;
+    while ((await usageRow(issued.id))!.requests === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(errors).toEqual([new Error('connection terminated unexpectedly')]);
+    expect(await usageRow(issued.id)).toMatchObject({ requests: 2, deprecated_calls: 2 });
+    await timed.close();
+  });
+
+  test('when a database migrated before usage counts existed is migrated again, then its keys start at zero', async () => {
+    const older = await createTestDatabase(kind);
+    const olderDb = await older.open();
+    try {
+      await migrate(olderDb, KEYS_SCHEMA, keysMigrations.slice(0, 1));
+      const [account] = await olderDb.query<{ id: number }>(`INSERT INTO accounts.accounts (email, password_hash) VALUES ('old@example.com', 'x') RETURNING id`);
+      await olderDb.query(
+        `INSERT INTO accounts.api_keys (id, account_id, name, environment, prefix, hash, last_used_at) VALUES ('key_AAAAAAAAAAAAAAAA', $1, 'old', 'production', 'asg_prod_AAAAAA', $2, $3)`,
+        [account!.id, 'a'.repeat(64), clock],
+      );
+      await migrateKeys(olderDb);
+      const upgraded = createApiKeyService({ db: olderDb, hashSecret: HASH_SECRET, revocations: bus, now: () => clock });
+      expect((await upgraded.list(account!.id))[0]).toMatchObject({ lastUsedAt: clock, usage: { requests: 0, deprecatedCalls: 0, lastDeprecatedCallAt: null } });
+      upgraded.recordUse('key_AAAAAAAAAAAAAAAA', true);
+      await upgraded.close();
+      expect((await olderDb.query<{ requests: number }>('SELECT requests FROM accounts.api_keys'))[0]!.requests).toBe(1);
+    } finally {
+      await olderDb.close();
+      await older.destroy();
+    }
   });
 
   test('when the hash secret is short, then the service refuses to start', () => {

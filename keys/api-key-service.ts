@@ -65,6 +65,14 @@ export interface KeySummary extends KeyIdentity {
   lastUsedAt: Date | null;
   revokedAt: Date | null;
   status: KeyStatus;
+  usage: KeyUsage;
+}
+
+/** Requests a key has authenticated, and how many of them went to deprecated operations. */
+export interface KeyUsage {
+  requests: number;
+  deprecatedCalls: number;
+  lastDeprecatedCallAt: Date | null;
 }
 
 export interface ApiKeyService {
@@ -78,9 +86,12 @@ export interface ApiKeyService {
   /** HMAC-SHA-256 of a key with the server secret, hex: the only form in which keys are stored. */
   hash(secret: string): string;
   findByHash(keyHash: string): Promise<KeyRecord | null>;
-  /** Notes that a key was used now; written in batches, never one UPDATE per request. */
-  recordUse(keyId: string): void;
-  /** Writes pending last-used times with one UPDATE. */
+  /**
+   * Notes that a key authenticated a request now, to a deprecated operation or not. Kept in
+   * memory and written in batches, never one UPDATE per request.
+   */
+  recordUse(keyId: string, deprecated: boolean): void;
+  /** Adds pending counts and last-used times to the table with one UPDATE. */
   flushUsage(): Promise<void>;
   /** Stops the flush timer and writes what is pending. */
   close(): Promise<void>;
@@ -93,9 +104,9 @@ export interface ApiKeyServiceDeps {
   /** Told about every revocation so key caches drop the key. */
   revocations: RevocationBus;
   now?: () => Date;
-  /** How often pending last-used times are written. Default 5000 ms. */
+  /** How often pending usage (counts, last-used times) is written. Default 5000 ms. */
   flushIntervalMs?: number;
-  /** Called when a background flush fails (the times are kept and retried). */
+  /** Called when a background flush fails (the pending usage is kept and retried). */
   onFlushError?: (err: unknown) => void;
 }
 
@@ -158,6 +169,43 @@ interface KeyRow {
   expires_at: Date | null;
   last_used_at: Date | null;
   revoked_at: Date | null;
+  requests: number;
+  deprecated_calls: number;
+  last_deprecated_call_at: Date | null;
+}
+
+/**
+ * One key's usage since the last flush, mutated in place. Reading the clock allocates, so it is
+ * read only when the entry is made (`usedAt`) and at the entry's first deprecated call
+ * (`deprecatedAt`): the times written are those of the first use in each flush interval, so at
+ * most one interval (5 s by default) earlier than the latest use.
+ */
+interface PendingUsage {
+  requests: number;
+  deprecatedCalls: number;
+  usedAt: Date;
+  deprecatedAt: Date | null;
+}
+
+const laterOf = (a: Date | null, b: Date | null | undefined): Date | null => (b && (!a || b > a) ? b : a);
+
+function mergeInto(target: PendingUsage, from: PendingUsage): void {
+  target.requests += from.requests;
+  target.deprecatedCalls += from.deprecatedCalls;
+  target.usedAt = laterOf(target.usedAt, from.usedAt)!;
+  target.deprecatedAt = laterOf(target.deprecatedAt, from.deprecatedAt);
+}
+
+/** A key's usage not yet in the table, summed over the maps holding some (a copy: they stay as they are). */
+function unwrittenUsage(keyId: string, maps: ReadonlyArray<ReadonlyMap<string, PendingUsage>>): PendingUsage | undefined {
+  let sum: PendingUsage | undefined;
+  for (const map of maps) {
+    const usage = map.get(keyId);
+    if (!usage) continue;
+    if (sum) mergeInto(sum, usage);
+    else sum = { ...usage };
+  }
+  return sum;
 }
 
 const dateOrNull = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
@@ -188,32 +236,66 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     };
   };
 
-  // Last-used times wait here (key id → latest use) and are written together.
-  let pendingUses = new Map<string, Date>();
+  // Usage waits here (key id → counts and latest times) and is added to the table in batches.
+  let pendingUsage = new Map<string, PendingUsage>();
+  // Batches whose write failed, kept apart so new uses start fresh entries (with fresh times).
+  let failedUsage = new Map<string, PendingUsage>();
   let flushTimer: NodeJS.Timeout | undefined;
   let closed = false;
+  // Flushes and the reads that add pending usage to stored usage take turns: a batch taken out
+  // of memory is then either in the table or back in memory whenever a list looks, never in
+  // both (counted twice) or in neither (counts dipping for a moment).
+  let usageTurn: Promise<unknown> = Promise.resolve();
+  function inUsageTurn<T>(fn: () => Promise<T>): Promise<T> {
+    const turn = usageTurn.then(fn, fn);
+    usageTurn = turn.catch(() => {});
+    return turn;
+  }
 
-  const flushUsage = async (): Promise<void> => {
-    if (pendingUses.size === 0) return;
-    const batch = pendingUses;
-    pendingUses = new Map();
+  const writeUsage = async (): Promise<void> => {
+    if (pendingUsage.size === 0 && failedUsage.size === 0) return;
+    // No longer reachable by recordUse, so merging into it is safe.
+    const batch = pendingUsage;
+    pendingUsage = new Map();
+    for (const [id, usage] of failedUsage) {
+      const newer = batch.get(id);
+      if (newer) mergeInto(newer, usage);
+      else batch.set(id, usage);
+    }
+    failedUsage = new Map();
+    const ids: string[] = [];
+    const requests: number[] = [];
+    const deprecatedCalls: number[] = [];
+    const usedAt: Date[] = [];
+    const deprecatedAt: Array<Date | null> = [];
+    for (const [id, usage] of batch) {
+      ids.push(id);
+      requests.push(usage.requests);
+      deprecatedCalls.push(usage.deprecatedCalls);
+      usedAt.push(usage.usedAt);
+      deprecatedAt.push(usage.deprecatedAt);
+    }
     try {
+      // Additive, so several gateway processes sharing the table sum their counts.
       await db.query(
-        `UPDATE ${table} AS k SET last_used_at = GREATEST(k.last_used_at, u.used_at)
-         FROM unnest($1::text[], $2::timestamptz[]) AS u(id, used_at)
+        `UPDATE ${table} AS k
+         SET requests = k.requests + u.requests,
+             deprecated_calls = k.deprecated_calls + u.deprecated_calls,
+             last_used_at = GREATEST(k.last_used_at, u.used_at),
+             last_deprecated_call_at = GREATEST(k.last_deprecated_call_at, u.deprecated_at)
+         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::timestamptz[], $5::timestamptz[])
+           AS u(id, requests, deprecated_calls, used_at, deprecated_at)
          WHERE k.id = u.id`,
-        [[...batch.keys()], [...batch.values()]],
+        [ids, requests, deprecatedCalls, usedAt, deprecatedAt],
       );
     } catch (err) {
-      // Put them back (keeping any newer use recorded meanwhile) for the next flush.
-      for (const [id, at] of batch) {
-        const newer = pendingUses.get(id);
-        if (!newer || newer < at) pendingUses.set(id, at);
-      }
+      // Kept for the next flush, which merges it with usage recorded meanwhile.
+      failedUsage = batch;
       scheduleFlush();
       throw err;
     }
   };
+  const flushUsage = (): Promise<void> => inUsageTurn(writeUsage);
 
   function scheduleFlush(): void {
     if (flushTimer || closed) return;
@@ -244,18 +326,22 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     },
 
     async list(accountId) {
-      const rows = await db.query<KeyRow>(
-        `SELECT id, name, environment, prefix, created_at, expires_at, last_used_at, revoked_at
-         FROM ${table} WHERE account_id = $1 ORDER BY created_at DESC, id`,
-        [accountId],
-      );
+      // Stored usage plus what this process has not written yet, read in one turn (see inUsageTurn).
+      const { rows, pending } = await inUsageTurn(async () => {
+        const selected = await db.query<KeyRow>(
+          `SELECT id, name, environment, prefix, created_at, expires_at, last_used_at, revoked_at,
+                  requests, deprecated_calls, last_deprecated_call_at
+           FROM ${table} WHERE account_id = $1 ORDER BY created_at DESC, id`,
+          [accountId],
+        );
+        return { rows: selected, pending: [pendingUsage, failedUsage] };
+      });
       const at = now();
       return rows.map((row) => {
         const expiresAt = dateOrNull(row.expires_at);
         const revokedAt = dateOrNull(row.revoked_at);
-        const stored = dateOrNull(row.last_used_at);
-        const pending = pendingUses.get(row.id);
-        const lastUsedAt = pending && (!stored || pending > stored) ? pending : stored;
+        const unwritten = unwrittenUsage(row.id, pending);
+        const lastUsedAt = laterOf(dateOrNull(row.last_used_at), unwritten?.usedAt);
         return {
           id: row.id,
           name: row.name,
@@ -266,6 +352,11 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
           lastUsedAt,
           revokedAt,
           status: keyStatus({ revokedAt, expiresAt }, at),
+          usage: {
+            requests: Number(row.requests) + (unwritten?.requests ?? 0),
+            deprecatedCalls: Number(row.deprecated_calls) + (unwritten?.deprecatedCalls ?? 0),
+            lastDeprecatedCallAt: laterOf(dateOrNull(row.last_deprecated_call_at), unwritten?.deprecatedAt),
+          },
         };
       });
     },
@@ -295,11 +386,17 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     hash,
     findByHash,
 
-    recordUse(keyId) {
-      const at = now();
-      const previous = pendingUses.get(keyId);
-      if (!previous || previous < at) pendingUses.set(keyId, at);
-      scheduleFlush();
+    // The gateway's hot path: one Map lookup and two increments. Allocation (an entry, the
+    // clock) only at a key's first use, and first deprecated call, since the last flush.
+    recordUse(keyId, deprecated) {
+      let usage = pendingUsage.get(keyId);
+      if (!usage) {
+        usage = { requests: 0, deprecatedCalls: 0, usedAt: now(), deprecatedAt: null };
+        pendingUsage.set(keyId, usage);
+        scheduleFlush();
+      }
+      usage.requests++;
+      if (deprecated && usage.deprecatedCalls++ === 0) usage.deprecatedAt = usage.requests === 1 ? usage.usedAt : now();
     },
 
     flushUsage,

@@ -26,7 +26,6 @@ describe.each(testDatabaseKinds())('key verifier on %s', (kind) => {
   /** The real service; store reads are counted so tests can see when the cache answered. */
   const countedKeys = () => ({
     hash: keys.hash,
-    recordUse: keys.recordUse,
     findByHash: (keyHash: string) => {
       storeReads++;
       return keys.findByHash(keyHash);
@@ -155,12 +154,12 @@ describe.each(testDatabaseKinds())('key verifier on %s', (kind) => {
     expect(storeReads).toBe(2);
   });
 
-  test('when a key is verified as valid, then its use is recorded', async () => {
-    const { key, id } = await keys.issue(accountId, { name: 'used' });
-    await verifier.verify(key, 'production');
+  test('when a key is verified as valid, then no use is recorded (the gateway records it, knowing the operation)', async () => {
+    const { key, id } = await keys.issue(accountId, { name: 'verified only' });
+    await expect(verifier.verify(key, 'production')).resolves.toMatchObject({ valid: true, keyId: id });
     await keys.flushUsage();
     const listed = (await keys.list(accountId)).find((k) => k.id === id);
-    expect(listed?.lastUsedAt).toEqual(clock);
+    expect(listed).toMatchObject({ lastUsedAt: null, usage: { requests: 0, deprecatedCalls: 0, lastDeprecatedCallAt: null } });
   });
 
   test('when options are out of range, then the verifier refuses to be built', () => {

@@ -29,7 +29,7 @@ export interface KeyVerifierStats {
 }
 
 export interface KeyVerifierOptions {
-  keys: Pick<ApiKeyService, 'hash' | 'findByHash' | 'recordUse'>;
+  keys: Pick<ApiKeyService, 'hash' | 'findByHash'>;
   revocations: RevocationBus;
   /** Lifetime of a cached lookup of an existing key. */
   ttlMs: number;
@@ -112,9 +112,8 @@ export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
         counters.misses++;
         record = await lookup(keyHash);
       }
-      const result = evaluateKey(record, environment, now());
-      if (result.valid) keys.recordUse(result.keyId);
-      return result;
+      // Usage is recorded by the gateway's authenticate step, which knows the operation called.
+      return evaluateKey(record, environment, now());
     },
 
     stats() {

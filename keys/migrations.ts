@@ -44,6 +44,16 @@ export const keysMigrations: Migration[] = [
       CREATE INDEX api_keys_account_id_created_at_idx ON ${s}.api_keys (account_id, created_at DESC, id);
     `,
   },
+  {
+    // Per-key usage, added to in batches by every gateway process (so counters, not rows per request).
+    id: '0002_api_key_usage_counts',
+    sql: (s) => `
+      ALTER TABLE ${s}.api_keys
+        ADD COLUMN requests                bigint NOT NULL DEFAULT 0 CHECK (requests >= 0),
+        ADD COLUMN deprecated_calls        bigint NOT NULL DEFAULT 0 CHECK (deprecated_calls >= 0),
+        ADD COLUMN last_deprecated_call_at timestamptz;
+    `,
+  },
 ];
 
 /** Applies the keys migrations to their schema (idempotent, safe with several processes). */

@@ -215,7 +215,7 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
       try {
         const url = `http://127.0.0.1:${(brokenServer.address() as AddressInfo).port}/portal/api/me`;
         await expectError(await fetch(url, { headers: { cookie: `asg_session=${token}` } }), 500, 'internal_error', 'An unexpected error occurred.');
-        expect(logged).toEqual([{ err: expect.any(Error), method: 'GET', path: '/portal/api/me' }]);
+        expect(logged).toEqual([{ requestId: expect.any(String), code: 'internal_error', err: expect.any(Error), method: 'GET', path: '/portal/api/me' }]);
       } finally {
         brokenServer.closeAllConnections();
         await new Promise((resolve) => brokenServer.close(resolve));

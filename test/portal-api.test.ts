@@ -228,6 +228,8 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
         key: expect.stringMatching(/^asg_stag_[A-Za-z0-9_-]{43}$/),
       });
       await expect(verifier.verify(created.key, 'staging')).resolves.toMatchObject({ valid: true, accountId: owner.account.id });
+      // As the gateway's authenticate step does after a verified call to a deprecated operation.
+      apiKeys.recordUse(created.id, true);
 
       const list = await get('/keys', owner.cookie);
       expect(list.status).toBe(200);
@@ -245,6 +247,7 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
           expiresAt: created.expiresAt,
           lastUsedAt: clock.toISOString(),
           revokedAt: null,
+          usage: { requests: 1, deprecatedCalls: 1, lastDeprecatedCallAt: clock.toISOString() },
         },
       ]);
     });

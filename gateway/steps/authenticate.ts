@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../../lib/api-error';
+import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { Environment, Step } from '../pipeline';
 import { applyRateLimit, policyHeader } from '../rate-limit/rate-limit-headers';
 import type { RateLimiter } from '../rate-limit/rate-limiter';
@@ -10,6 +11,11 @@ export type KeyCheck =
 
 export interface KeyChecker {
   verify(secret: string, environment: Environment): Promise<KeyCheck>;
+}
+
+/** Per-key usage counts (the API key service); called on the hot path, so it must not block. */
+export interface UsageRecorder {
+  recordUse(keyId: string, deprecated: boolean): void;
 }
 
 const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
@@ -33,17 +39,21 @@ export interface AuthenticateOptions {
   /** Budget per client IP for requests without a valid key, so guessing keys is slow. */
   anonymousLimiter: RateLimiter;
   clientIp: (req: IncomingMessage) => string;
+  metrics: Pick<GatewayMetrics, 'rateLimited'>;
+  usage: UsageRecorder;
 }
 
 /**
  * `Authorization: Bearer <key>` (scheme case-insensitive) or 401; the key's outcome comes back
  * as a result, not an exception. Refusals count against the caller's IP: past its budget, 429.
  */
-export function authenticate({ keys, anonymousLimiter, clientIp }: AuthenticateOptions): Step {
+export function authenticate({ keys, anonymousLimiter, clientIp, metrics, usage }: AuthenticateOptions): Step {
   const anonymousPolicy = policyHeader(anonymousLimiter);
   return async function authenticateStep(req, res, next) {
     const refuse = async (error: ApiError) => {
-      applyRateLimit(res, anonymousLimiter, anonymousPolicy, await anonymousLimiter.consume(clientIp(req)));
+      const decision = await anonymousLimiter.consume(clientIp(req));
+      if (!decision.allowed) metrics.rateLimited('anonymous');
+      applyRateLimit(res, anonymousLimiter, anonymousPolicy, decision);
       next(error);
     };
     const header = req.headers.authorization;
@@ -54,6 +64,8 @@ export function authenticate({ keys, anonymousLimiter, clientIp }: AuthenticateO
     if (!result.valid) return refuse(unauthorized(REASONS[result.code], true));
     req.ctx.keyId = result.keyId;
     req.ctx.accountId = String(result.accountId);
+    // Here, not in the verifier: route matching ran first, so the operation (deprecated or not) is known.
+    usage.recordUse(result.keyId, req.ctx.operation?.deprecated === true);
     next();
   };
 }

@@ -2,11 +2,13 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../lib/logger';
 import { createOutageLog } from '../../lib/outage-log';
 import { normalisedQueryKey, type CacheLookup, type CachedResponse, type ListCache } from '../cache/list-cache';
+import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { Step } from '../pipeline';
 
 export interface ListCacheOptions {
   cache: ListCache;
   logger: Logger;
+  metrics: GatewayMetrics;
   now?: () => number;
   /** How long to wait for another process's fill before going upstream anyway. */
   fillWaitMs?: number;
@@ -21,7 +23,7 @@ const POLL_MS = 15;
  * per process (and across processes through a short Redis lock). When the cache store fails,
  * requests bypass it and keep succeeding.
  */
-export function listCache({ cache, logger, now = Date.now, fillWaitMs = 1000 }: ListCacheOptions): Step {
+export function listCache({ cache, logger, metrics, now = Date.now, fillWaitMs = 1000 }: ListCacheOptions): { prefetch: Step; serve: Step } {
   const flights = new Map<string, Promise<CachedResponse | undefined>>();
   const outage = createOutageLog(logger, 'list cache');
   // Creates whose invalidation could not reach the store: retried before the next lookup is trusted.
@@ -47,7 +49,33 @@ export function listCache({ cache, logger, now = Date.now, fillWaitMs = 1000 }: 
     return cache.lookup(environment, key);
   };
 
-  return async function listCacheStep(req, res, next) {
+  /**
+   * Runs just before the rate limiter: for a list with a valid query, starts the cache read so
+   * that it shares the limiter's Redis round trip. Refuses nothing; an invalid query is left
+   * for validation to report in its turn.
+   */
+  const prefetch: Step = function prefetchListCacheStep(req, _res, next) {
+    const { ctx } = req;
+    const route = ctx.route;
+    if (route?.kind === 'operation' && route.operation.operationId === 'listPets' && req.method === 'GET') {
+      let query: Record<string, unknown> | undefined;
+      try {
+        query = route.operation.parseQuery(new URLSearchParams(ctx.search));
+      } catch {
+        query = undefined;
+      }
+      if (query) {
+        ctx.query = query;
+        const key = normalisedQueryKey(query);
+        const result = lookup(ctx.environment, key);
+        result.catch(() => {}); // awaited (and its failure handled) by the serve step, if the request gets that far
+        ctx.cacheLookup = { key, result };
+      }
+    }
+    next();
+  };
+
+  const serve: Step = async function listCacheStep(req, res, next) {
     const { ctx } = req;
     const op = ctx.operation;
     if (op?.operationId === 'createPet') {
@@ -62,8 +90,11 @@ export function listCache({ cache, logger, now = Date.now, fillWaitMs = 1000 }: 
     const flightKey = `${ctx.environment} ${key}`;
     const inFlight = flights.get(flightKey);
     if (inFlight) {
+      metrics.cacheLookup(ctx.environment, 'coalesced');
       const entry = await inFlight;
-      return entry ? sendCached(res, entry, now()) : next();
+      if (entry) return sendCached(res, entry, now());
+      res.setHeader('X-Cache', 'MISS'); // the leader's lookup or fetch failed: this one goes upstream itself
+      return next();
     }
 
     let resolveFlight!: (entry: CachedResponse | undefined) => void;
@@ -80,10 +111,12 @@ export function listCache({ cache, logger, now = Date.now, fillWaitMs = 1000 }: 
       if (claimed) cache.releaseFill(ctx.environment, key).catch((err: unknown) => outage.failed(err));
       claimed = false;
     };
+    const early = ctx.cacheLookup?.key === key ? ctx.cacheLookup.result : undefined;
     try {
-      const found = await lookup(ctx.environment, key);
+      const found = await (early ?? lookup(ctx.environment, key));
       outage.ok();
       if (found.entry) {
+        metrics.cacheLookup(ctx.environment, 'hit');
         settle(found.entry);
         return sendCached(res, found.entry, now());
       }
@@ -91,6 +124,7 @@ export function listCache({ cache, logger, now = Date.now, fillWaitMs = 1000 }: 
       if (found.filling || !(await cache.claimFill(ctx.environment, key, generation))) {
         const filled = await waitForFill(() => lookup(ctx.environment, key), generation, fillWaitMs);
         if (filled) {
+          metrics.cacheLookup(ctx.environment, 'coalesced');
           settle(filled);
           return sendCached(res, filled, now());
         }
@@ -99,11 +133,13 @@ export function listCache({ cache, logger, now = Date.now, fillWaitMs = 1000 }: 
       }
     } catch (err) {
       outage.failed(err);
+      metrics.cacheLookup(ctx.environment, 'bypass');
       settle(undefined);
       res.setHeader('X-Cache', 'MISS');
       return next();
     }
 
+    metrics.cacheLookup(ctx.environment, 'miss');
     res.setHeader('X-Cache', 'MISS');
     res.once('close', () => {
       settle(undefined); // upstream failed or client left: followers go on their own
@@ -128,6 +164,8 @@ export function listCache({ cache, logger, now = Date.now, fillWaitMs = 1000 }: 
     };
     next();
   };
+
+  return { prefetch, serve };
 }
 
 /** Polls while another process fills the entry; gives up when it is stored, abandoned, invalidated or late. */

@@ -2,7 +2,10 @@ import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, type Serv
 import { Agent as HttpsAgent } from 'node:https';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { ApiError } from '../../lib/api-error';
+import { renderError } from '../../lib/render-error';
+import type { GatewayMetrics, UpstreamOutcome } from '../metrics/gateway-metrics';
 import type { GatewayRequest, Step } from '../pipeline';
+import type { CircuitBreaker, CircuitPermit } from '../upstream/circuit-breaker';
 import type { LinkRewriter } from '../upstream-links';
 
 export interface ProxyOptions {
@@ -10,23 +13,42 @@ export interface ProxyOptions {
   /** No response headers within this time → 504. */
   timeoutMs: number;
   links: LinkRewriter;
+  /** Guards this upstream: while open, requests are answered 503 without contacting it. */
+  breaker: CircuitBreaker;
+  metrics: GatewayMetrics;
   onError: (err: unknown, req: GatewayRequest, res: ServerResponse) => void;
 }
 
 const TIMED_OUT = Symbol('upstreamTimedOut');
+const CALL = Symbol('upstreamCall');
 /** A step that buffers the upstream's answer (cache fill, create) never holds more than this. */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'x-powered-by']);
-type ProxiedRequest = GatewayRequest & { [TIMED_OUT]?: boolean };
+/** The circuit permit and start time of the request's one upstream call. */
+interface UpstreamCall {
+  permit: CircuitPermit;
+  startedAt: bigint;
+}
+type ProxiedRequest = GatewayRequest & { [TIMED_OUT]?: boolean; [CALL]?: UpstreamCall };
 
 /**
  * One code path for every upstream (embedded store, staging, remote): http-proxy-middleware over
- * a keep-alive agent. Refused or broken connections become 502, silence becomes 504.
+ * a keep-alive agent. Refused or broken connections become 502, silence becomes 504, and while
+ * the circuit breaker is open the upstream is spared: 503 at once.
  */
-export function proxyToUpstream({ upstreamUrl, timeoutMs, links, onError }: ProxyOptions): { step: Step; close(): void } {
+export function proxyToUpstream({ upstreamUrl, timeoutMs, links, breaker, metrics, onError }: ProxyOptions): { step: Step; close(): void } {
   const target = new URL(upstreamUrl);
   const agentOptions = { keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 30_000, scheduling: 'lifo' as const };
   const agent = target.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+
+  /** Reports the call's outcome once to the breaker and the metrics; later reports of the same call are ignored. */
+  const finishCall = (req: ProxiedRequest, outcome: UpstreamOutcome, verdict: 'succeeded' | 'failed') => {
+    const call = req[CALL];
+    if (!call) return;
+    req[CALL] = undefined;
+    call.permit[verdict]();
+    metrics.upstreamFinished(req.ctx.environment, outcome, Number(process.hrtime.bigint() - call.startedAt) / 1e9);
+  };
 
   const middleware = createProxyMiddleware<IncomingMessage, ServerResponse>({
     target: upstreamUrl,
@@ -61,6 +83,7 @@ export function proxyToUpstream({ upstreamUrl, timeoutMs, links, onError }: Prox
         const req = incoming as ProxiedRequest;
         const headers = responseHeaders(proxyRes, links);
         const status = proxyRes.statusCode ?? 502;
+        finishCall(req, statusClass(status), UPSTREAM_DOWN_STATUSES.has(status) ? 'failed' : 'succeeded');
         const hook = req.ctx.onUpstreamResponse;
         if (!hook) {
           res.writeHead(status, headers);
@@ -86,7 +109,8 @@ export function proxyToUpstream({ upstreamUrl, timeoutMs, links, onError }: Prox
       error(err, incoming, res) {
         const req = incoming as ProxiedRequest;
         const response = res as ServerResponse;
-        if (response.destroyed || req.socket.destroyed) return; // the client went away: nobody to answer
+        if (response.destroyed || req.socket.destroyed) return; // the client went away: nobody to answer (the call is abandoned on close)
+        finishCall(req, req[TIMED_OUT] ? 'timeout' : 'refused', 'failed');
         const apiError = req[TIMED_OUT]
           ? new ApiError('gateway_timeout', `The upstream did not answer within ${timeoutMs} ms.`, { cause: err })
           : new ApiError('bad_gateway', 'The upstream could not be reached or closed the connection.', { cause: err });
@@ -96,13 +120,40 @@ export function proxyToUpstream({ upstreamUrl, timeoutMs, links, onError }: Prox
   });
 
   return {
-    step: function proxyStep(req, res, next) {
+    step: function proxyStep(incoming, res, next) {
+      const req = incoming as ProxiedRequest;
+      const admission = breaker.admit();
+      if (!admission.admitted) {
+        metrics.upstreamFinished(req.ctx.environment, 'circuit_open', 0);
+        // Rendered here, not through onError: the breaker logged the outage once; a line per refusal would flood the log.
+        renderError(
+          res,
+          new ApiError('service_unavailable', `The upstream is unavailable; retry after ${admission.retryAfterSeconds} s.`, {
+            headers: { 'Retry-After': String(admission.retryAfterSeconds) },
+          }),
+        );
+        return;
+      }
+      const { permit } = admission;
+      req[CALL] = { permit, startedAt: process.hrtime.bigint() };
+      // A client that leaves before the upstream is judged says nothing about the upstream.
+      res.once('close', () => permit.abandoned());
       // http-proxy appends req.url to the target's own path.
       req.url = req.ctx.apiPath + req.ctx.search;
       void middleware(req, res, next);
     },
     close: () => agent.destroy(),
   };
+}
+
+/** The upstream itself, or a proxy in front of it, says it cannot serve: counts against the circuit. */
+const UPSTREAM_DOWN_STATUSES = new Set([502, 503, 504]);
+
+function statusClass(status: number): UpstreamOutcome {
+  if (status >= 500) return '5xx';
+  if (status >= 400) return '4xx';
+  if (status >= 300) return '3xx';
+  return '2xx';
 }
 
 function responseHeaders(proxyRes: IncomingMessage, links: LinkRewriter): Record<string, string | string[]> {

@@ -11,7 +11,8 @@ export function validateRequest({ maxBodyBytes }: { maxBodyBytes: number }): Ste
     if (route?.kind !== 'operation') return next();
     const op = route.operation;
     op.parsePathParams(route.rawParams);
-    req.ctx.query = op.parseQuery(new URLSearchParams(search));
+    // A valid query may have been parsed already, to start the cache read early.
+    req.ctx.query ??= op.parseQuery(new URLSearchParams(search));
     if (op.acceptsBody) {
       const body = await readJsonBody(req, maxBodyBytes);
       op.checkBody(body.value);

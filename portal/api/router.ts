@@ -1,6 +1,7 @@
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { ApiError } from '../../lib/api-error';
+import { ApiError, toApiError } from '../../lib/api-error';
 import { renderError } from '../../lib/render-error';
+import { requestIdOf } from '../../lib/request-id';
 import type { Account, AccountService } from '../../keys/account-service';
 import type { ApiKeyService, IssuedKey, KeySummary } from '../../keys/api-key-service';
 import type { LoginLimiter } from '../../keys/login-limiter';
@@ -38,6 +39,11 @@ const keyBody = (key: KeySummary) => ({
   expiresAt: iso(key.expiresAt),
   lastUsedAt: iso(key.lastUsedAt),
   revokedAt: iso(key.revokedAt),
+  usage: {
+    requests: key.usage.requests,
+    deprecatedCalls: key.usage.deprecatedCalls,
+    lastDeprecatedCallAt: iso(key.usage.lastDeprecatedCallAt),
+  },
 });
 
 const issuedKeyBody = (key: IssuedKey) => ({
@@ -184,10 +190,14 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
 
   // Express recognises error handlers by their four parameters.
   router.use(function renderPortalApiError(err: unknown, req: Request, res: Response, _next: (err?: unknown) => void) {
-    const apiError = renderError(res, err);
+    const apiError = toApiError(err);
     if (apiError.status >= 500) {
-      deps.logger?.error({ err: apiError.cause ?? apiError, method: req.method, path: `${req.baseUrl}${req.path}` }, 'portal API request failed');
+      // The id in the response lets a report be matched to the log line; the body stays generic.
+      const requestId = requestIdOf(req);
+      if (!res.headersSent) res.setHeader('X-Request-Id', requestId);
+      deps.logger?.error({ requestId, code: apiError.code, err: apiError.cause ?? apiError, method: req.method, path: `${req.baseUrl}${req.path}` }, 'portal API request failed');
     }
+    renderError(res, apiError);
   });
 
   return router;

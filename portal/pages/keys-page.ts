@@ -83,7 +83,7 @@ export function keysPage(o: { email: string; publicUrl: string }): SafeHtml {
       <thead>
         <tr>
           <th scope="col">Name</th><th scope="col">Environment</th><th scope="col">Key</th><th scope="col">Created</th>
-          <th scope="col">Last used</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th>
+          <th scope="col">Last used</th><th scope="col">Requests</th><th scope="col">Expires</th><th scope="col">Status</th><th scope="col"><span class="visually-hidden">Actions</span></th>
         </tr>
       </thead>
       <tbody data-keys-body></tbody>

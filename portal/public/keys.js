@@ -34,6 +34,19 @@
   const dateFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium' });
   const dateTimeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
   const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  const countFormat = new Intl.NumberFormat();
+  /**
+   * The deprecated operation `usage.deprecatedCalls` counts today, with its sunset as in
+   * openapi/animal-store.yaml (x-sunset) and on /portal/deprecations.
+   */
+  const DEPRECATED = {
+    operation: (prefix) => 'GET ' + prefix + '/pets/{petId}',
+    replacement: (prefix) => 'GET ' + prefix + '/pets',
+    sunset: '2030-12-05T00:00:00Z',
+    sunsetText: '5 December 2030',
+    noticeUrl: '/portal/deprecations',
+  };
+  const PREFIXES = { production: '/v1', staging: '/staging/v1' };
 
   function goToLogin() {
     window.location.assign('/portal/login?next=%2Fportal%2Fkeys');
@@ -68,6 +81,41 @@
     return el('time', { datetime: iso, title: dateTimeFormat.format(date), text });
   }
 
+  /** Under a key that still calls a deprecated operation: what, how often, until when, and what to use instead. */
+  function deprecationWarning(key, columns) {
+    const usage = key.usage;
+    const prefix = PREFIXES[key.environment] || '/v1';
+    const times = usage.deprecatedCalls === 1 ? ' once' : ' ' + countFormat.format(usage.deprecatedCalls) + ' times';
+    const last = usage.lastDeprecatedCallAt
+      ? [', last on ', el('time', { datetime: usage.lastDeprecatedCallAt, title: dateTimeFormat.format(new Date(usage.lastDeprecatedCallAt)), text: dateFormat.format(new Date(usage.lastDeprecatedCallAt)) })]
+      : [];
+    const text = el('p', { id: 'usage-warning-' + key.id }, [
+      el('strong', { text: 'Action needed: ' }),
+      'This key called the deprecated ',
+      el('code', { text: DEPRECATED.operation(prefix) }),
+      times,
+      ...last,
+      '. That operation stops working on ',
+      el('time', { datetime: DEPRECATED.sunset, text: DEPRECATED.sunsetText }),
+      ' — use ',
+      el('code', { text: DEPRECATED.replacement(prefix) }),
+      ' instead. ',
+      el('a', { href: DEPRECATED.noticeUrl, text: 'How to migrate' }),
+    ]);
+    return el('tr', { class: 'usage-warning-row', 'data-usage-warning-for': key.id }, [
+      el('td', { colspan: String(columns), class: 'usage-warning-cell' }, [el('div', { class: 'callout callout-warning usage-warning' }, [text])]),
+    ]);
+  }
+
+  function rows(key) {
+    const main = row(key);
+    if (!key.usage || key.usage.deprecatedCalls <= 0) return [main];
+    // The key's name cell is described by the warning, so it is heard with the key, not only after the row.
+    main.classList.add('has-usage-warning');
+    main.querySelector('th').setAttribute('aria-describedby', 'usage-warning-' + key.id);
+    return [main, deprecationWarning(key, main.children.length)];
+  }
+
   function row(key) {
     const actions = el('td', { 'data-label': 'Actions', class: 'cell-actions' });
     if (key.status === 'active') {
@@ -83,6 +131,7 @@
       el('td', { 'data-label': 'Key' }, [el('code', { class: 'prefix', text: key.prefix + '…' })]),
       el('td', { 'data-label': 'Created' }, [timeCell(key.createdAt, 'date')]),
       el('td', { 'data-label': 'Last used' }, [timeCell(key.lastUsedAt, 'used')]),
+      el('td', { 'data-label': 'Requests', class: 'cell-number', text: countFormat.format(key.usage ? key.usage.requests : 0) }),
       el('td', { 'data-label': 'Expires' }, [timeCell(key.expiresAt, 'date')]),
       el('td', { 'data-label': 'Status' }, [el('span', { class: 'badge badge-' + key.status, text: STATUS[key.status] || key.status })]),
       actions,
@@ -90,7 +139,7 @@
   }
 
   function render() {
-    tbody.replaceChildren(...keys.map(row));
+    tbody.replaceChildren(...keys.flatMap(rows));
     table.hidden = keys.length === 0;
     const active = keys.filter((k) => k.status === 'active').length;
     listStatus.textContent =

@@ -1,0 +1,164 @@
+import { createServer, request, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { renderError } from '../../lib/render-error';
+import { startRecordingUpstream } from '../../test/support/upstream-double';
+import type { CacheOutcome, GatewayMetrics, RateLimitKind, UpstreamOutcome } from '../metrics/gateway-metrics';
+import { composePipeline, type Environment, type GatewayRequest } from '../pipeline';
+import { createCircuitBreaker } from '../upstream/circuit-breaker';
+import { createLinkRewriter } from '../upstream-links';
+import { proxyToUpstream } from './proxy';
+
+/** A test double of the metrics collaborator: records what the proxy reports. */
+function recordingMetrics() {
+  const upstream: Array<{ environment: Environment; outcome: UpstreamOutcome; seconds: number }> = [];
+  const metrics: GatewayMetrics = {
+    requestFinished(_environment: Environment, _route: string, _status: number, _seconds: number) {},
+    cacheLookup(_environment: Environment, _outcome: CacheOutcome) {},
+    rateLimited(_kind: RateLimitKind) {},
+    upstreamFinished(environment, outcome, seconds) {
+      upstream.push({ environment, outcome, seconds });
+    },
+  };
+  return { metrics, upstream, outcomes: () => upstream.map((u) => u.outcome) };
+}
+
+type Behaviour = 'ok' | 'not_found' | 'unavailable' | 'hang';
+
+/** The proxy step alone, on a real HTTP server, in front of a real HTTP upstream whose behaviour the test switches. */
+async function setUp() {
+  let behaviour: Behaviour = 'ok';
+  const upstream = await startRecordingUpstream((_req, res) => {
+    if (behaviour === 'ok') res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    if (behaviour === 'not_found') res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":"not_found","message":"Pet 9 was not found.","status":404}');
+    if (behaviour === 'unavailable') res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance');
+  });
+  let time = 0;
+  const breaker = createCircuitBreaker({ environment: 'staging', failureThreshold: 2, openMs: 3000, logger: pino({ level: 'silent' }), now: () => time });
+  const recorded = recordingMetrics();
+  const onError = (err: unknown, _req: GatewayRequest, res: import('node:http').ServerResponse) => void renderError(res, err);
+  const proxy = proxyToUpstream({
+    upstreamUrl: upstream.url,
+    timeoutMs: 300,
+    links: createLinkRewriter({ upstreamUrl: upstream.url, publicUrl: 'http://gateway.test', prefix: '/staging/v1' }),
+    breaker,
+    metrics: recorded.metrics,
+    onError,
+  });
+  const run = composePipeline([proxy.step], onError);
+  const server: Server = createServer((req, res) => {
+    const gw = req as GatewayRequest;
+    gw.ctx = { requestId: 'req-1', environment: 'staging', prefix: '/staging/v1', apiPath: '/pets', search: '', startedAt: process.hrtime.bigint() };
+    run(gw, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/staging/v1/pets`;
+  return {
+    upstream,
+    breaker,
+    recorded,
+    url,
+    behave: (b: Behaviour) => (behaviour = b),
+    advance: (ms: number) => (time += ms),
+    close: async () => {
+      proxy.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await upstream.close();
+    },
+  };
+}
+
+describe('proxy step: circuit breaker and upstream metrics', () => {
+  let t: Awaited<ReturnType<typeof setUp>>;
+  beforeEach(async () => {
+    t = await setUp();
+  });
+  afterEach(() => t.close());
+
+  test('when the upstream answers, then each call is reported with its status class, environment and duration', async () => {
+    expect((await fetch(t.url)).status).toBe(200);
+    t.behave('not_found');
+    expect((await fetch(t.url)).status).toBe(404);
+    t.behave('unavailable');
+    expect((await fetch(t.url)).status).toBe(503);
+    expect(t.recorded.outcomes()).toEqual(['2xx', '4xx', '5xx']);
+    for (const call of t.recorded.upstream) {
+      expect(call.environment).toBe('staging');
+      expect(call.seconds).toBeGreaterThanOrEqual(0);
+      expect(call.seconds).toBeLessThan(5);
+    }
+  });
+
+  test('when the upstream answers 503 as often as the threshold, then the next request gets 503 service_unavailable with Retry-After and never reaches it', async () => {
+    t.behave('unavailable');
+    await fetch(t.url);
+    await fetch(t.url);
+    expect(t.upstream.requests).toHaveLength(2);
+
+    t.behave('ok');
+    const refused = await fetch(t.url);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('3');
+    expect(refused.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await refused.json()).toEqual({ code: 'service_unavailable', message: 'The upstream is unavailable; retry after 3 s.', status: 503 });
+    expect(t.upstream.requests).toHaveLength(2);
+    expect(t.recorded.outcomes()).toEqual(['5xx', '5xx', 'circuit_open']);
+    expect(t.recorded.upstream[2]!.seconds).toBe(0);
+
+    t.advance(3000);
+    expect((await fetch(t.url)).status).toBe(200); // the probe
+    expect(t.breaker.state).toBe('closed');
+    expect((await fetch(t.url)).status).toBe(200);
+    expect(t.upstream.requests).toHaveLength(4);
+  });
+
+  test('when the upstream is silent or refuses, then 504 "timeout" and 502 "refused" are reported and both count as failures', async () => {
+    t.behave('hang');
+    const timedOut = await fetch(t.url);
+    expect(timedOut.status).toBe(504);
+    expect(await timedOut.json()).toEqual({ code: 'gateway_timeout', message: 'The upstream did not answer within 300 ms.', status: 504 });
+    await t.upstream.close();
+    const refused = await fetch(t.url);
+    expect(refused.status).toBe(502);
+    expect(await refused.json()).toEqual({ code: 'bad_gateway', message: 'The upstream could not be reached or closed the connection.', status: 502 });
+    expect(t.recorded.outcomes()).toEqual(['timeout', 'refused']);
+    expect(t.breaker.state).toBe('open');
+    expect((await fetch(t.url)).status).toBe(503);
+  });
+
+  test('when the half-open probe is abandoned by its client, then the next request becomes the probe instead of being refused', async () => {
+    t.behave('unavailable');
+    await fetch(t.url);
+    await fetch(t.url);
+    t.advance(3000);
+    t.behave('hang');
+    const controller = new AbortController();
+    const probe = fetch(t.url, { signal: controller.signal }).catch((err: Error) => err.name);
+    while (t.upstream.requests.length < 3) await new Promise((r) => setTimeout(r, 5));
+    expect((await fetch(t.url)).status).toBe(503); // the probe is out: others wait
+    controller.abort();
+    expect(await probe).toBe('AbortError');
+
+    t.behave('ok');
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      status = await statusOf(t.url); // the gateway learns of the abort a moment later
+      if (status !== 200) await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(status).toBe(200);
+    expect(t.breaker.state).toBe('closed');
+  });
+});
+
+/** Status over a fresh connection, so no keep-alive socket of an aborted request is involved. */
+function statusOf(url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    request(url, { agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    })
+      .on('error', reject)
+      .end();
+  });
+}
