@@ -13,7 +13,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer as netServer } from 'node:net';
+import { freePort } from './support/processes';
+import { requireWrk, runWrk, type WrkResult } from './support/wrk';
 
 const ROOT = join(__dirname, '..');
 const DURATION = process.env.BENCH_DURATION ?? '8s';
@@ -21,15 +22,6 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const children: ChildProcess[] = [];
 const tmp = mkdtempSync(join(tmpdir(), 'asg-bench-'));
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = netServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number };
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 function startNode(script: string, env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, script)], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -52,31 +44,9 @@ async function json(url: string, init: RequestInit = {}): Promise<any> { // esli
   return res.status === 204 ? undefined : res.json();
 }
 
-interface Result {
-  name: string;
-  rps: number;
-  p50: number;
-  p99: number;
-  errors: number;
-}
-
-function toMs(value: string): number {
-  const m = /^([\d.]+)(us|ms|s)$/.exec(value)!;
-  const n = Number(m[1]);
-  return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
-}
-
-function wrk(name: string, url: string, headers: Record<string, string> = {}, connections = CONNECTIONS): Result {
-  const args = ['-t1', `-c${connections}`, `-d${DURATION}`, '--latency', ...Object.entries(headers).flatMap(([k, v]) => ['-H', `${k}: ${v}`]), url];
-  const out = execFileSync('wrk', args, { encoding: 'utf8' });
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]);
-  const p50 = toMs(/\s50%\s+(\S+)/.exec(out)![1]!);
-  const p99 = toMs(/\s99%\s+(\S+)/.exec(out)![1]!);
-  const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-  const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
-  const errors = non2xx + (socketErrors ? socketErrors.slice(1).reduce((a, b) => a + Number(b), 0) : 0);
-  const result = { name, rps, p50, p99, errors };
-  console.error(`  ${name}: ${rps.toFixed(0)} req/s, p50 ${p50.toFixed(3)} ms, p99 ${p99.toFixed(3)} ms, errors ${errors}`);
+function wrk(name: string, url: string, headers: Record<string, string> = {}, connections = CONNECTIONS): WrkResult {
+  const result = runWrk({ name, url, headers, connections, duration: DURATION });
+  console.error(`  ${name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms, errors ${result.errors}`);
   return result;
 }
 
@@ -115,11 +85,7 @@ http {
 }
 
 async function main() {
-  try {
-    execFileSync('which', ['wrk'], { stdio: 'ignore' });
-  } catch {
-    throw new Error('wrk is not installed: apt-get install -y wrk (nginx too, for the anchors)');
-  }
+  requireWrk();
   console.error(`Benchmark on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}, ${DURATION} per run, ${CONNECTIONS} connections`);
 
   // The upstream: a standalone pet store with 20 pets.
@@ -137,6 +103,16 @@ require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type':
   const bare = spawn(process.execPath, ['-e', bareScript], { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(bare);
   await new Promise((r) => bare.stdout!.once('data', r));
+
+  // What a naive design gets: a plain Express 5 app sending the same bytes, no auth, no limit.
+  const expressPort = await freePort();
+  const expressScript = `const body = Buffer.from(${JSON.stringify(page.toString('base64'))}, 'base64');
+const app = require('express')(); app.disable('x-powered-by');
+app.get('/pets', (q, s) => { s.type('application/json; charset=utf-8'); s.send(body); });
+app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
+  const plainExpress = spawn(process.execPath, ['-e', expressScript], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(plainExpress);
+  await new Promise((r) => plainExpress.stdout!.once('data', r));
 
   const gateways: Record<string, { url: string; key: string; pid: number }> = {};
   for (const [name, env] of [
@@ -159,7 +135,7 @@ require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type':
     gateways[name] = { url, key, pid: child.pid! };
   }
 
-  const results: Result[] = [];
+  const results: WrkResult[] = [];
   const nginx = startNginx(storePort);
   await new Promise((r) => setTimeout(r, 500));
   const auth = (g: string) => ({ Authorization: `Bearer ${gateways[g]!.key}` });
@@ -168,6 +144,7 @@ require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type':
     results.push(wrk('nginx proxy_cache hit', `http://127.0.0.1:${nginx.cachePort}/pets`));
     results.push(wrk('nginx reverse proxy (no cache)', `http://127.0.0.1:${nginx.proxyPort}/pets`));
   }
+  results.push(wrk('plain Express 5 app, same bytes', `http://127.0.0.1:${expressPort}/pets`));
   results.push(wrk('pet store called directly', `${store}/pets`));
   results.push(wrk('gateway hit, in-process cache', `${gateways.memory!.url}/v1/pets`, auth('memory')));
   results.push(wrk('gateway hit, Redis cache + Redis limiter', `${gateways.redis!.url}/v1/pets`, auth('redis')));
@@ -179,7 +156,7 @@ require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type':
   const rss = Object.fromEntries(Object.entries(gateways).map(([n, g]) => [n, rssMb(g.pid)]));
 
   const by = (n: string) => results.find((r) => r.name === n);
-  const ratio = (a?: Result, b?: Result) => (a && b ? (a.rps / b.rps).toFixed(2) : 'n/a');
+  const ratio = (a?: WrkResult, b?: WrkResult) => (a && b ? (a.rps / b.rps).toFixed(2) : 'n/a');
   const lines = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS} -d${DURATION}; body ${page.length} bytes (20 pets).`,
     '',
@@ -187,10 +164,11 @@ require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type':
     '|---|---:|---:|---:|---:|',
     ...results.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r.errors} |`),
     '',
-    `- gateway hit (Redis) / nginx proxy_cache hit: **${ratio(by('gateway hit, Redis cache + Redis limiter'), by('nginx proxy_cache hit'))}×**`,
+    `- gateway hit (Redis) / nginx proxy_cache hit: **${ratio(by('gateway hit, Redis cache + Redis limiter'), by('nginx proxy_cache hit'))}×** (target ≥ 0.5×); p99 ${by('gateway hit, Redis cache + Redis limiter')?.p99.toFixed(2)} ms (target ≤ 5 ms)`,
     `- gateway hit (in-process) / nginx proxy_cache hit: **${ratio(by('gateway hit, in-process cache'), by('nginx proxy_cache hit'))}×**`,
-    `- gateway miss (Redis) / nginx reverse proxy: **${ratio(by('gateway miss, Redis'), by('nginx reverse proxy (no cache)'))}×**`,
-    `- gateway hit overhead at 1 connection, p50: **${(hit1.p50 - bare1.p50).toFixed(3)} ms** above bare Node`,
+    `- gateway miss (Redis) / nginx reverse proxy: **${ratio(by('gateway miss, Redis'), by('nginx reverse proxy (no cache)'))}×**; in-process: **${ratio(by('gateway miss, in-process'), by('nginx reverse proxy (no cache)'))}×** (target ≥ 0.5×)`,
+    `- gateway hit (Redis) / plain Express 5: **${ratio(by('gateway hit, Redis cache + Redis limiter'), by('plain Express 5 app, same bytes'))}×**`,
+    `- gateway hit overhead at 1 connection, p50: **${(hit1.p50 - bare1.p50).toFixed(3)} ms** above bare Node (target ≤ 0.25 ms)`,
     `- gateway resident memory after the run (MB): ${Object.entries(rss).map(([n, v]) => `${n} ${v}`).join(', ')}`,
   ];
   const report = lines.join('\n');

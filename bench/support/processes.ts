@@ -1,0 +1,70 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+
+/** A free TCP port on loopback. */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+export interface BenchGateway {
+  url: string;
+  pid: number;
+  child: ChildProcess;
+  /** Everything the gateway printed so far (stdout and stderr). */
+  output(): string;
+  /** SIGTERM, bounded wait, then SIGKILL; resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/**
+ * `npm start`'s entry point in its own process (so the bench client and wrk do not share its
+ * event loop), on 127.0.0.1 and a port of its choosing; resolves at its ready line.
+ */
+export function startGateway(env: Record<string, string>, timeoutMs = 60_000): Promise<BenchGateway> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'gateway', 'main.ts')], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const stop = async () => {
+    if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+    child.kill('SIGTERM');
+    const killer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    const code = await exited;
+    clearTimeout(killer);
+    return code;
+  };
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`gateway not ready within ${timeoutMs} ms:\n${out}`));
+    }, timeoutMs);
+    const onData = (chunk: Buffer) => {
+      // Keep the tail only: a long soak must not grow the bench's own memory with gateway logs.
+      out = (out + chunk.toString()).slice(-200_000);
+      const m = /ready at (http:\/\/\S+)/.exec(out);
+      if (m && child.pid) {
+        clearTimeout(timer);
+        resolve({ url: m[1]!, pid: child.pid, child, output: () => out, stop });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`gateway exited with ${code} before it was ready:\n${out}`));
+    });
+  });
+}
