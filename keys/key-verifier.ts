@@ -70,6 +70,13 @@ export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
     missing.delete(keyHash);
     inFlight.delete(keyHash);
   });
+  // Revocations may have been missed while the shared bus was away: forget everything cached.
+  const stopResync = revocations.onResync(function forgetAllKeys() {
+    revocationEpoch++;
+    found.clear();
+    missing.clear();
+    inFlight.clear();
+  });
 
   function lookup(keyHash: string): Promise<KeyRecord | null> {
     const pending = inFlight.get(keyHash);
@@ -122,6 +129,7 @@ export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
 
     close() {
       unsubscribe();
+      stopResync();
     },
   };
 }

@@ -8,6 +8,11 @@ export interface RevocationBus {
   publish(keyHash: string): Promise<void>;
   /** Returns the unsubscribe function. */
   subscribe(listener: (keyHash: string) => void): () => void;
+  /**
+   * Told when revocations may have been missed (a shared bus lost its connection and has it
+   * back): caches should drop everything and ask the store again. Returns the unsubscribe function.
+   */
+  onResync(listener: () => void): () => void;
 }
 
 const EVENT = 'revoked';
@@ -37,5 +42,7 @@ export function createLocalRevocationBus(): RevocationBus {
         emitter.off(EVENT, listener);
       };
     },
+    // Nothing is ever missed in one process.
+    onResync: () => () => {},
   };
 }
