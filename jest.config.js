@@ -3,7 +3,7 @@ module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
   testMatch: ['<rootDir>/**/*.test.ts'],
-  testPathIgnorePatterns: ['/node_modules/', '/data/'],
+  testPathIgnorePatterns: ['/node_modules/', '/data/', '/dist/'],
   testTimeout: 30000,
   // Integration tests start real servers and databases; two workers match the machine's two cores.
   maxWorkers: 2,

@@ -27,7 +27,7 @@ import { explainList, type ExplainedQuery } from './support/explain-list';
 import { loadAverage, machineDescription, rssMb, today } from './support/machine';
 import { migrateAndFillPets } from './support/pet-table';
 import { issueKey, signUp } from './support/portal-keys';
-import { startGateway, type BenchGateway } from './support/processes';
+import { buildOnce, startGateway, type BenchGateway } from './support/processes';
 import { requireWrk, runWrk, type WrkResult } from './support/wrk';
 
 type StoreKind = 'postgres' | 'pglite';
@@ -245,6 +245,7 @@ function report(all: SizeResult[], loadBefore: string): string {
 
 async function main() {
   requireWrk();
+  buildOnce();
   console.error(`Scale benchmark on ${machineDescription()}, load average ${loadAverage()}: stores ${STORES.join(', ')}; sizes ${SIZES.map(fmt).join(', ')}; ${DURATION} per case, ${CONNECTIONS} connections`);
   const loadBefore = loadAverage();
   const all: SizeResult[] = [];

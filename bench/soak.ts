@@ -21,7 +21,7 @@ import { percentile } from './support/latency';
 import { loadAverage, machineDescription, rssMb, today } from './support/machine';
 import { runPaced, type PacedOutcome, type PacedRequest } from './support/paced-client';
 import { issueKey, signUp } from './support/portal-keys';
-import { startGateway, type BenchGateway } from './support/processes';
+import { buildOnce, startGateway, type BenchGateway } from './support/processes';
 import { SOAK_MIX, soakBudget, soakTraffic, type SoakKeys } from './support/soak-mix';
 
 const ROOT = join(__dirname, '..');
@@ -121,6 +121,7 @@ async function deleteRedisKeys(url: string, prefix: string): Promise<number> {
 const ms = (n: number) => (Number.isNaN(n) ? '–' : n.toFixed(2));
 
 async function main() {
+  buildOnce();
   if (!(SECONDS > 0 && RATE > 0 && WARMUP_SECONDS >= 0 && RSS_INTERVAL_SECONDS > 0)) throw new Error('SOAK_SECONDS, SOAK_RATE and SOAK_RSS_INTERVAL_SECONDS must be positive');
   const budget = soakBudget(RATE);
   const loadBefore = loadAverage();

@@ -12,10 +12,14 @@ export interface GatewayProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs `npm start`'s entry point as a real child process and waits for its ready line. */
-export function spawnGateway(env: Record<string, string>, timeoutMs = 30_000): Promise<GatewayProcess> {
+/**
+ * Runs `npm start`'s entry point (or, with `entry: 'built'`, the compiled `dist/gateway/main.js`
+ * of `npm run build`) as a real child process and waits for its ready line.
+ */
+export function spawnGateway(env: Record<string, string>, timeoutMs = 30_000, entry: 'source' | 'built' = 'source'): Promise<GatewayProcess> {
   const started = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'gateway', 'main.ts')], {
+  const args = entry === 'built' ? [join(ROOT, 'dist', 'gateway', 'main.js')] : ['--import', 'tsx', join(ROOT, 'gateway', 'main.ts')];
+  const child = spawn(process.execPath, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
