@@ -19,6 +19,7 @@ import { requireWrk, runWrk, type WrkResult } from './support/wrk';
 const ROOT = join(__dirname, '..');
 const DURATION = process.env.BENCH_DURATION ?? '8s';
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const WARMUP = process.env.BENCH_WARMUP ?? '2s';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const children: ChildProcess[] = [];
 const tmp = mkdtempSync(join(tmpdir(), 'asg-bench-'));
@@ -45,6 +46,8 @@ async function json(url: string, init: RequestInit = {}): Promise<any> { // esli
 }
 
 function wrk(name: string, url: string, headers: Record<string, string> = {}, connections = CONNECTIONS): WrkResult {
+  // Steady state, not start-up: V8 compiles the hot path during the first thousands of requests.
+  runWrk({ name, url, headers, connections, duration: WARMUP });
   const result = runWrk({ name, url, headers, connections, duration: DURATION });
   console.error(`  ${name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms, errors ${result.errors}`);
   return result;
@@ -159,7 +162,7 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
   const by = (n: string) => results.find((r) => r.name === n);
   const ratio = (a?: WrkResult, b?: WrkResult) => (a && b ? (a.rps / b.rps).toFixed(2) : 'n/a');
   const lines = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS} -d${DURATION}; body ${page.length} bytes (20 pets).`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS} -d${DURATION} after a ${WARMUP} warm-up per path; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
     '',
     '| path | req/s | p50 ms | p99 ms | errors |',
     '|---|---:|---:|---:|---:|',
