@@ -4,7 +4,8 @@ module.exports = {
   transform: { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } }, module: { type: 'commonjs' } }] },
   testMatch: ['<rootDir>/**/*.test.ts'],
   testPathIgnorePatterns: ['/node_modules/', '/data/', '/dist/'],
-  testTimeout: 30000,
+  // Starting PGlite (a WASM PostgreSQL) takes seconds, and far longer when both cores are busy.
+  testTimeout: 60000,
   // Integration tests start real servers and databases; two workers match the machine's two cores.
   maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],

@@ -1,4 +1,3 @@
-import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -12,6 +11,7 @@ import { createPrometheusMetrics } from '../gateway/metrics/prometheus-metrics';
 import { composePipeline, type Step } from '../gateway/pipeline';
 import { pipelineErrorHandler } from '../gateway/pipeline-error-handler';
 import { logRequest } from '../gateway/steps/log-request';
+import { spawnUntilReady } from './support/child-process';
 import { tempDir } from './support/databases';
 import { signUpDeveloper } from './support/gateway-harness';
 import { startRecordingUpstream } from './support/upstream-double';
@@ -115,27 +115,21 @@ describe('when the process meets an uncaught exception or an unhandled rejection
   const ROOT = join(__dirname, '..');
 
   async function startCrashable(env: Record<string, string>) {
-    const child = spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'test', 'support', 'main-with-crash-trigger.ts')], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
-      stdio: ['pipe', 'pipe', 'pipe'],
+    const started = await spawnUntilReady({
+      name: 'gateway with a crash trigger',
+      args: ['--import', 'tsx', join(ROOT, 'test', 'support', 'main-with-crash-trigger.ts')],
+      env: { HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'info', ...env },
+      ready: /ready at (http:\/\/\S+)/,
+      timeoutMs: 60_000,
+      stdin: 'pipe',
     });
-    let out = '';
-    child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
-    child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
-    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-    const deadline = Date.now() + 60_000;
-    while (!/ready at (http:\/\/\S+)/.test(out)) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`not ready:\n${out}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    const url = /ready at (http:\/\/\S+)/.exec(out)![1]!;
     const logs = () =>
-      out
+      started
+        .output()
         .split('\n')
         .filter((l) => l.startsWith('{'))
         .map((l) => JSON.parse(l) as LogLine);
-    return { child, url, exited, logs, output: () => out };
+    return { ...started, logs };
   }
 
   const dirs: string[] = [];
