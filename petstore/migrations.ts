@@ -21,4 +21,16 @@ export const petstoreMigrations: readonly Migration[] = [
         created_at timestamptz NOT NULL DEFAULT now()
       );`,
   },
+  {
+    // With (status, id) the planner still walked the primary key and filtered: when one status
+    // sits at low ids, `status=sold&after=500000` read 500,000 rows (≈ 150 ms at 1M pets). A
+    // partial index per status holds exactly that status's ids in order, so every filtered page
+    // is a short range scan whatever the data looks like. A new status needs its own index here.
+    id: '002_pets_partial_status_indexes',
+    sql: (s) => `
+      CREATE INDEX pets_available_id ON ${s}.pets (id) WHERE status = 'available';
+      CREATE INDEX pets_pending_id ON ${s}.pets (id) WHERE status = 'pending';
+      CREATE INDEX pets_sold_id ON ${s}.pets (id) WHERE status = 'sold';
+      DROP INDEX ${s}.pets_status_id;`,
+  },
 ];
