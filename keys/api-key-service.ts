@@ -1,6 +1,7 @@
 import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { ident, type Database } from '../db/database';
 import { ApiError } from '../lib/api-error';
+import { createKeyUsageLedger, laterOf } from './key-usage-ledger';
 import { KEYS_SCHEMA } from './migrations';
 import type { RevocationBus } from './revocation-bus';
 
@@ -174,39 +175,6 @@ interface KeyRow {
   last_deprecated_call_at: Date | null;
 }
 
-/**
- * One key's usage since the last flush, mutated in place. Reading the clock allocates, so it is
- * read only when the entry is made (`usedAt`) and at the entry's first deprecated call
- * (`deprecatedAt`): the times written are those of the first use in each flush interval, so at
- * most one interval (5 s by default) earlier than the latest use.
- */
-interface PendingUsage {
-  requests: number;
-  deprecatedCalls: number;
-  usedAt: Date;
-  deprecatedAt: Date | null;
-}
-
-const laterOf = (a: Date | null, b: Date | null | undefined): Date | null => (b && (!a || b > a) ? b : a);
-
-function mergeInto(target: PendingUsage, from: PendingUsage): void {
-  target.requests += from.requests;
-  target.deprecatedCalls += from.deprecatedCalls;
-  target.usedAt = laterOf(target.usedAt, from.usedAt)!;
-  target.deprecatedAt = laterOf(target.deprecatedAt, from.deprecatedAt);
-}
-
-/** A key's usage not yet in the table, summed over the maps holding some (a copy: they stay as they are). */
-function unwrittenUsage(keyId: string, maps: ReadonlyArray<ReadonlyMap<string, PendingUsage>>): PendingUsage | undefined {
-  let sum: PendingUsage | undefined;
-  for (const map of maps) {
-    const usage = map.get(keyId);
-    if (!usage) continue;
-    if (sum) mergeInto(sum, usage);
-    else sum = { ...usage };
-  }
-  return sum;
-}
 
 const dateOrNull = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
 
@@ -218,7 +186,6 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
   if (typeof deps.hashSecret !== 'string' || deps.hashSecret.length < MIN_SECRET_LENGTH) {
     throw new Error(`The key hash secret must be at least ${MIN_SECRET_LENGTH} characters long`);
   }
-  if (!Number.isInteger(flushIntervalMs) || flushIntervalMs < 1) throw new Error('flushIntervalMs must be a positive integer');
   const hmacKey: KeyObject = createSecretKey(Buffer.from(deps.hashSecret, 'utf8'));
   const table = `${ident(KEYS_SCHEMA)}.api_keys`;
 
@@ -236,75 +203,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     };
   };
 
-  // Usage waits here (key id → counts and latest times) and is added to the table in batches.
-  let pendingUsage = new Map<string, PendingUsage>();
-  // Batches whose write failed, kept apart so new uses start fresh entries (with fresh times).
-  let failedUsage = new Map<string, PendingUsage>();
-  let flushTimer: NodeJS.Timeout | undefined;
-  let closed = false;
-  // Flushes and the reads that add pending usage to stored usage take turns: a batch taken out
-  // of memory is then either in the table or back in memory whenever a list looks, never in
-  // both (counted twice) or in neither (counts dipping for a moment).
-  let usageTurn: Promise<unknown> = Promise.resolve();
-  function inUsageTurn<T>(fn: () => Promise<T>): Promise<T> {
-    const turn = usageTurn.then(fn, fn);
-    usageTurn = turn.catch(() => {});
-    return turn;
-  }
-
-  const writeUsage = async (): Promise<void> => {
-    if (pendingUsage.size === 0 && failedUsage.size === 0) return;
-    // No longer reachable by recordUse, so merging into it is safe.
-    const batch = pendingUsage;
-    pendingUsage = new Map();
-    for (const [id, usage] of failedUsage) {
-      const newer = batch.get(id);
-      if (newer) mergeInto(newer, usage);
-      else batch.set(id, usage);
-    }
-    failedUsage = new Map();
-    const ids: string[] = [];
-    const requests: number[] = [];
-    const deprecatedCalls: number[] = [];
-    const usedAt: Date[] = [];
-    const deprecatedAt: Array<Date | null> = [];
-    for (const [id, usage] of batch) {
-      ids.push(id);
-      requests.push(usage.requests);
-      deprecatedCalls.push(usage.deprecatedCalls);
-      usedAt.push(usage.usedAt);
-      deprecatedAt.push(usage.deprecatedAt);
-    }
-    try {
-      // Additive, so several gateway processes sharing the table sum their counts.
-      await db.query(
-        `UPDATE ${table} AS k
-         SET requests = k.requests + u.requests,
-             deprecated_calls = k.deprecated_calls + u.deprecated_calls,
-             last_used_at = GREATEST(k.last_used_at, u.used_at),
-             last_deprecated_call_at = GREATEST(k.last_deprecated_call_at, u.deprecated_at)
-         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::timestamptz[], $5::timestamptz[])
-           AS u(id, requests, deprecated_calls, used_at, deprecated_at)
-         WHERE k.id = u.id`,
-        [ids, requests, deprecatedCalls, usedAt, deprecatedAt],
-      );
-    } catch (err) {
-      // Kept for the next flush, which merges it with usage recorded meanwhile.
-      failedUsage = batch;
-      scheduleFlush();
-      throw err;
-    }
-  };
-  const flushUsage = (): Promise<void> => inUsageTurn(writeUsage);
-
-  function scheduleFlush(): void {
-    if (flushTimer || closed) return;
-    flushTimer = setTimeout(() => {
-      flushTimer = undefined;
-      flushUsage().catch(onFlushError);
-    }, flushIntervalMs);
-    flushTimer.unref();
-  }
+  const usage = createKeyUsageLedger({ db, table, now, flushIntervalMs, onFlushError });
 
   return {
     async issue(accountId, input) {
@@ -326,21 +225,20 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     },
 
     async list(accountId) {
-      // Stored usage plus what this process has not written yet, read in one turn (see inUsageTurn).
-      const { rows, pending } = await inUsageTurn(async () => {
-        const selected = await db.query<KeyRow>(
+      // Stored usage plus what this process has not written yet (see KeyUsageLedger.readWithUnwritten).
+      const { result: rows, unwritten: unwrittenOf } = await usage.readWithUnwritten(() =>
+        db.query<KeyRow>(
           `SELECT id, name, environment, prefix, created_at, expires_at, last_used_at, revoked_at,
                   requests, deprecated_calls, last_deprecated_call_at
            FROM ${table} WHERE account_id = $1 ORDER BY created_at DESC, id`,
           [accountId],
-        );
-        return { rows: selected, pending: [pendingUsage, failedUsage] };
-      });
+        ),
+      );
       const at = now();
       return rows.map((row) => {
         const expiresAt = dateOrNull(row.expires_at);
         const revokedAt = dateOrNull(row.revoked_at);
-        const unwritten = unwrittenUsage(row.id, pending);
+        const unwritten = unwrittenOf(row.id);
         const lastUsedAt = laterOf(dateOrNull(row.last_used_at), unwritten?.usedAt);
         return {
           id: row.id,
@@ -386,26 +284,10 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     hash,
     findByHash,
 
-    // The gateway's hot path: one Map lookup and two increments. Allocation (an entry, the
-    // clock) only at a key's first use, and first deprecated call, since the last flush.
-    recordUse(keyId, deprecated) {
-      let usage = pendingUsage.get(keyId);
-      if (!usage) {
-        usage = { requests: 0, deprecatedCalls: 0, usedAt: now(), deprecatedAt: null };
-        pendingUsage.set(keyId, usage);
-        scheduleFlush();
-      }
-      usage.requests++;
-      if (deprecated && usage.deprecatedCalls++ === 0) usage.deprecatedAt = usage.requests === 1 ? usage.usedAt : now();
-    },
+    recordUse: usage.recordUse,
 
-    flushUsage,
+    flushUsage: usage.flush,
 
-    async close() {
-      closed = true;
-      if (flushTimer) clearTimeout(flushTimer);
-      flushTimer = undefined;
-      await flushUsage();
-    },
+    close: usage.close,
   };
 }
