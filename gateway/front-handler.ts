@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Environment, GatewayRequest } from './pipeline';
 import { requestIdOf } from '../lib/request-id';
+import { ResponseHeaders } from './response-headers';
 
 export interface ApiMount {
   /** Public prefix without trailing slash: `/v1`, `/staging/v1`. */
@@ -24,13 +25,23 @@ export function createFrontHandler(mounts: readonly ApiMount[], app: (req: Incom
     for (const mount of ordered) {
       if (path === mount.prefix || path.startsWith(mount.prefix + '/')) {
         const gw = req as GatewayRequest;
+        // Every field from the start, in one order: each step then reads one object shape, not one per step.
         gw.ctx = {
           requestId: requestIdOf(req),
           environment: mount.environment,
           prefix: mount.prefix,
           apiPath: path.slice(mount.prefix.length) || '/',
           search: q === -1 ? '' : url.slice(q),
-          startedAt: process.hrtime.bigint(),
+          startedAt: performance.now(),
+          headers: new ResponseHeaders(),
+          route: undefined,
+          operation: undefined,
+          keyId: undefined,
+          accountId: undefined,
+          query: undefined,
+          cacheLookup: undefined,
+          body: undefined,
+          onUpstreamResponse: undefined,
         };
         mount.run(gw, res);
         return;

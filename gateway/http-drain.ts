@@ -25,13 +25,15 @@ export function trackForDrain(server: Server): HttpDrain {
   const inFlight = new Set<ServerResponse>();
   let draining = false;
 
+  // One listener function for every response (no closure per request); 'close' comes once per response.
+  function responseClosed(this: ServerResponse): void {
+    inFlight.delete(this);
+    // A connection whose response began before the drain could not be told to close: close it now that it is idle.
+    if (draining) setImmediate(() => server.closeIdleConnections());
+  }
   server.prependListener('request', function trackResponse(_req: IncomingMessage, res: ServerResponse) {
     inFlight.add(res);
-    res.once('close', () => {
-      inFlight.delete(res);
-      // A connection whose response began before the drain could not be told to close: close it now that it is idle.
-      if (draining) setImmediate(() => server.closeIdleConnections());
-    });
+    res.on('close', responseClosed);
     if (draining) closeAfterResponse(res);
   });
 

@@ -10,6 +10,8 @@ import type { GatewayRequest } from './pipeline';
  */
 export function pipelineErrorHandler(logger: Pick<Logger, 'error'>) {
   return function onPipelineError(err: unknown, req: GatewayRequest, res: ServerResponse): void {
+    // Headers the steps set so far (request id, rate limit, deprecation, CORS) go out with the Error body.
+    if (!res.headersSent) req.ctx.headers.applyTo(res);
     const apiError = renderError(res, err);
     if (apiError.status >= 500) logger.error({ requestId: req.ctx.requestId, code: apiError.code, err: apiError.cause ?? apiError }, 'request failed');
   };

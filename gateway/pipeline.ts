@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiOperation, RouteMatch } from '../openapi/operations';
 import type { CacheLookup } from './cache/list-cache';
+import type { ResponseHeaders } from './response-headers';
 
 export type Environment = 'production' | 'staging';
 
@@ -13,7 +14,10 @@ export interface RequestContext {
   /** Path below the prefix, e.g. `/pets/3`. */
   readonly apiPath: string;
   readonly search: string;
-  readonly startedAt: bigint;
+  /** `performance.now()` when the request reached the gateway. */
+  readonly startedAt: number;
+  /** What the steps add to the response, written in one call when it is sent. */
+  readonly headers: ResponseHeaders;
   route?: RouteMatch;
   operation?: ApiOperation;
   keyId?: string;
@@ -24,7 +28,7 @@ export interface RequestContext {
    * A list-cache read started before the rate limiter's command, so both leave in one Redis
    * write and come back together; used only once every refusal has been ruled out.
    */
-  cacheLookup?: { key: string; result: Promise<CacheLookup> };
+  cacheLookup?: { key: string; result: CacheLookup | Promise<CacheLookup> };
   /** Raw body bytes, read and validated before the upstream is touched. */
   body?: Buffer;
   /**
@@ -45,29 +49,48 @@ export interface GatewayRequest extends IncomingMessage {
 }
 
 export type Next = (err?: unknown) => void;
+
+/**
+ * Runs a step's `then` at once on a value, or when a promise settles. Steps use it for answers
+ * that are usually in memory (a cached key, a leased budget) and only sometimes a round trip
+ * away: the common case stays synchronous and allocates nothing (`then` is built once, with the
+ * step, and gets the request passed in), and a returned promise is one the pipeline catches.
+ */
+export function whenReady<T>(
+  value: T | Promise<T>,
+  req: GatewayRequest,
+  next: Next,
+  then: (req: GatewayRequest, next: Next, value: T) => void | Promise<void>,
+): void | Promise<void> {
+  return value instanceof Promise ? value.then((settled) => then(req, next, settled)) : then(req, next, value);
+}
 /** Connect-style, so http-proxy-middleware and other middlewares plug in unchanged. */
 export type Step = (req: GatewayRequest, res: ServerResponse, next: Next) => void | Promise<void>;
 
 /**
- * Builds the pipeline once at start-up. Running it is a loop over an array: no router,
- * no per-request allocation beyond the `next` and `fail` closures.
+ * Builds the pipeline once at start-up. Running it is a loop over an array: no router, and no
+ * per-request allocation beyond the `next` closure (and a rejection handler for a step that
+ * returns a promise).
  */
 export function composePipeline(steps: readonly Step[], onError: (err: unknown, req: GatewayRequest, res: ServerResponse) => void) {
   return function runPipeline(req: GatewayRequest, res: ServerResponse): void {
     let index = 0;
-    // A step that throws or rejects fails the request even with `undefined`, which `next` would take for "go on".
-    const fail = (err: unknown) => next(err ?? new Error(`A gateway pipeline step failed with ${String(err)}.`));
     const next: Next = (err) => {
       if (err !== undefined) return onError(err, req, res);
       const step = steps[index++];
       if (!step) return onError(new Error('The gateway pipeline ended without a response.'), req, res);
       try {
         const result = step(req, res, next);
-        if (result && typeof (result as Promise<void>).catch === 'function') (result as Promise<void>).catch(fail);
-      } catch (err) {
-        fail(err);
+        if (result instanceof Promise) result.catch((reason: unknown) => failStep(next, reason));
+      } catch (thrown) {
+        failStep(next, thrown);
       }
     };
     next();
   };
+}
+
+/** A step that throws or rejects fails the request, even with `undefined`, which `next` would take for "go on". */
+function failStep(next: Next, err: unknown): void {
+  next(err ?? new Error(`A gateway pipeline step failed with ${String(err)}.`));
 }

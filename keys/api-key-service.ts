@@ -1,6 +1,7 @@
-import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { ident, type Database } from '../db/database';
 import { ApiError } from '../lib/api-error';
+import { createKeyHasher } from './key-hash';
 import { createKeyUsageLedger, laterOf } from './key-usage-ledger';
 import { KEYS_SCHEMA } from './migrations';
 import type { RevocationBus } from './revocation-bus';
@@ -186,10 +187,8 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
   if (typeof deps.hashSecret !== 'string' || deps.hashSecret.length < MIN_SECRET_LENGTH) {
     throw new Error(`The key hash secret must be at least ${MIN_SECRET_LENGTH} characters long`);
   }
-  const hmacKey: KeyObject = createSecretKey(Buffer.from(deps.hashSecret, 'utf8'));
   const table = `${ident(KEYS_SCHEMA)}.api_keys`;
-
-  const hash = (secret: string): string => createHmac('sha256', hmacKey).update(secret, 'utf8').digest('hex');
+  const hash = createKeyHasher(deps.hashSecret);
 
   const findByHash = async (keyHash: string): Promise<KeyRecord | null> => {
     const [row] = await db.query<KeyRow>(`SELECT id, account_id, environment, expires_at, revoked_at FROM ${table} WHERE hash = $1`, [keyHash]);

@@ -14,6 +14,13 @@ import type { RevocationBus } from './revocation-bus';
  */
 export interface KeyVerifier {
   verify(secret: string, environment: Environment): Promise<VerifyResult>;
+  /** The keyed hash of a well-formed key, or null (counted as malformed) without hashing anything else. */
+  hashOf(secret: string): string | null;
+  /**
+   * The verdict on a key by its hash: at once when the cache knows the hash (the hot path, no
+   * promise), a promise when the store must be asked.
+   */
+  check(keyHash: string, environment: Environment): VerifyResult | Promise<VerifyResult>;
   stats(): KeyVerifierStats;
   /** Stops listening for revocations. */
   close(): void;
@@ -44,6 +51,12 @@ export interface KeyVerifierOptions {
 
 export const DEFAULT_NEGATIVE_TTL_MS = 5000;
 
+/** A key the store knows, with the verdicts already given on it (used only while it cannot expire). */
+interface CachedKey {
+  record: KeyRecord;
+  verdicts: Partial<Record<Environment, VerifyResult>>;
+}
+
 export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
   const { keys, revocations, ttlMs, max } = options;
   const negativeTtlMs = options.negativeTtlMs ?? DEFAULT_NEGATIVE_TTL_MS;
@@ -55,7 +68,7 @@ export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
   // With an injected clock, cache ages follow it too (tests move time instead of sleeping);
   // otherwise lru-cache keeps its monotonic timer, immune to wall-clock jumps.
   const timing = options.now ? { perf: { now: () => now().getTime() }, ttlResolution: 0 } : {};
-  const found = new LRUCache<string, KeyRecord>({ max, ttl: ttlMs, ...timing });
+  const found = new LRUCache<string, CachedKey>({ max, ttl: ttlMs, ...timing });
   const missing = new LRUCache<string, true>({ max: negativeMax, ttl: negativeTtlMs, ...timing });
   // One store lookup per hash at a time, however many requests carry that key.
   const inFlight = new Map<string, Promise<KeyRecord | null>>();
@@ -86,7 +99,7 @@ export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
       (record) => {
         if (inFlight.get(keyHash) === promise) inFlight.delete(keyHash);
         if (epoch === revocationEpoch) {
-          if (record) found.set(keyHash, record);
+          if (record) found.set(keyHash, { record, verdicts: {} });
           else missing.set(keyHash, true);
         }
         return record;
@@ -100,28 +113,40 @@ export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
     return promise;
   }
 
+  function hashOf(secret: string): string | null {
+    if (!parseApiKey(secret)) {
+      counters.malformed++;
+      return null;
+    }
+    return keys.hash(secret);
+  }
+
+  function check(keyHash: string, environment: Environment): VerifyResult | Promise<VerifyResult> {
+    const cached = found.get(keyHash);
+    if (cached) {
+      counters.hits++;
+      // Without an expiry, a key's verdict in an environment never changes while it is cached
+      // (a revocation evicts it): made once, not per request.
+      if (cached.record.expiresAt === null) return (cached.verdicts[environment] ??= evaluateKey(cached.record, environment, now()));
+      return evaluateKey(cached.record, environment, now());
+    }
+    if (missing.get(keyHash)) {
+      counters.hits++;
+      return { valid: false, code: 'NOT_FOUND' };
+    }
+    counters.misses++;
+    // Usage is recorded by the gateway's authenticate step, which knows the operation called.
+    return lookup(keyHash).then((record) => evaluateKey(record, environment, now()));
+  }
+
   return {
     async verify(secret, environment) {
-      if (!parseApiKey(secret)) {
-        counters.malformed++;
-        return { valid: false, code: 'MALFORMED' };
-      }
-      const keyHash = keys.hash(secret);
-      let record: KeyRecord | null;
-      const cached = found.get(keyHash);
-      if (cached) {
-        counters.hits++;
-        record = cached;
-      } else if (missing.get(keyHash)) {
-        counters.hits++;
-        record = null;
-      } else {
-        counters.misses++;
-        record = await lookup(keyHash);
-      }
-      // Usage is recorded by the gateway's authenticate step, which knows the operation called.
-      return evaluateKey(record, environment, now());
+      const keyHash = hashOf(secret);
+      return keyHash === null ? { valid: false, code: 'MALFORMED' } : check(keyHash, environment);
     },
+
+    hashOf,
+    check,
 
     stats() {
       return { ...counters, size: found.size + missing.size };

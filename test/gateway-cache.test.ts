@@ -119,6 +119,20 @@ describe.each(['memory', 'redis'] as const)('the GET /pets cache (%s)', (backend
   });
 
   if (backend === 'redis') {
+    test('when Redis loses the generation counter, then the next create still invalidates the copy this process holds', async () => {
+      const genKey = `${prefix}cache:production:gen`;
+      await redis!.set(genKey, '1');
+      await list('?limit=13');
+      expect((await list('?limit=13')).headers.get('x-cache')).toBe('HIT'); // from the process's copy, tagged generation 1
+      await redis!.del(genKey); // a restart, flush or eviction
+      const pet = await jsonOf(await create('After the loss'));
+      // Counting again from 0 would reach 1, the copy's generation: the counter restarts at a random value instead.
+      expect(Number(await redis!.get(genKey))).toBeGreaterThan(1);
+      const after = await list('?limit=13');
+      expect(after.headers.get('x-cache')).toBe('MISS');
+      expect(await jsonOf(after)).toContainEqual(pet);
+    });
+
     test('when entries are stored, then Redis holds them under the prefix with a TTL, and a create bumps the generation', async () => {
       await list('?limit=11');
       const keys = await redis!.keys(`${prefix}cache:production:*`);

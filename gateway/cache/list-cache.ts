@@ -22,8 +22,11 @@ export interface CacheLookup {
 }
 
 export interface ListCache {
-  /** The environment's current generation and, when it belongs to it, the entry. One round trip. */
-  lookup(environment: string, key: string): Promise<CacheLookup>;
+  /**
+   * The environment's current generation and, when it belongs to it, the entry: at once from
+   * process memory, or a promise when it takes a round trip.
+   */
+  lookup(environment: string, key: string): CacheLookup | Promise<CacheLookup>;
   store(environment: string, key: string, generation: number, entry: CachedResponse): Promise<void>;
   invalidate(environment: string): Promise<void>;
   /**

@@ -9,7 +9,7 @@ export function createMemoryListCache(options: { ttlSeconds: number; maxEntries?
     ttl: Math.max(1, options.ttlSeconds) * 1000,
   });
   return {
-    async lookup(environment, key) {
+    lookup(environment, key) {
       const generation = generations.get(environment) ?? 0;
       const hit = entries.get(`${environment} ${key}`);
       return hit && hit.generation === generation ? { generation, entry: hit.entry, filling: false } : { generation, filling: false };

@@ -1,9 +1,14 @@
-import type Redis from 'ioredis';
-import type { CachedResponse, ListCache } from './list-cache';
+import { randomInt } from 'node:crypto';
+import { Command, type Redis } from 'ioredis';
+import { LRUCache } from 'lru-cache';
+import type { CacheLookup, CachedResponse, ListCache } from './list-cache';
+import { readOncePerTurn } from './read-once-per-turn';
 
 const NEWLINE = 0x0a;
 /** Long enough for one upstream list call; short enough that a crashed filler blocks nobody for long. */
 const FILL_LOCK_MS = 2000;
+/** Bytes of entries each process keeps a copy of. */
+const LOCAL_COPY_BYTES = 32 * 1024 * 1024;
 
 interface EntryHeader {
   g: number;
@@ -12,11 +17,23 @@ interface EntryHeader {
   l?: string;
 }
 
+/** An entry as stored in Redis, copied into process memory with the generation it belongs to. */
+interface LocalCopy {
+  generation: number;
+  expiresAt: number;
+  entry: CachedResponse;
+}
+
 /**
  * Entries are one Redis string: a JSON header line, then the body bytes exactly as sent.
- *   {prefix}cache:{env}:gen       generation counter (INCR on every create)
+ *   {prefix}cache:{env}:gen       generation counter (INCR on every create; starts at a random value)
  *   {prefix}cache:{env}:q:{query} header + body, PX = TTL
  *   {prefix}cache:{env}:fill:{query}  short NX lock (value: the generation) for cross-process single flight
+ *
+ * Each process also keeps a copy of the entries it has read or stored, tagged with their
+ * generation. A hit on a copy costs one small read of the generation counter, shared by all the
+ * requests of an event-loop turn, instead of moving the body out of Redis per request; a create in
+ * any process bumps the counter, so the next lookup everywhere reads the entry afresh.
  */
 export function createRedisListCache(options: { redis: Redis; prefix: string; ttlSeconds: number }): ListCache {
   const { redis, prefix } = options;
@@ -24,26 +41,49 @@ export function createRedisListCache(options: { redis: Redis; prefix: string; tt
   const genKey = (env: string) => `${prefix}cache:${env}:gen`;
   const entryKey = (env: string, key: string) => `${prefix}cache:${env}:q:${key}`;
   const fillKey = (env: string, key: string) => `${prefix}cache:${env}:fill:${key}`;
+  const copies = new LRUCache<string, LocalCopy>({ maxSize: LOCAL_COPY_BYTES, sizeCalculation: (copy) => copy.entry.body.length + 256 });
+  // Sent at once from the turn's end (no auto-pipelining queue, which would hold it for one more turn).
+  const readGeneration = readOncePerTurn((env) => {
+    const command = new Command('get', [genKey(env)], { replyEncoding: 'utf8' });
+    redis.sendCommand(command);
+    return (command.promise as Promise<string | null>).then((gen) => Number(gen ?? 0));
+  });
+
+  const keep = (environment: string, key: string, generation: number, entry: CachedResponse) =>
+    copies.set(`${environment} ${key}`, { generation, expiresAt: entry.storedAt + ttlMs, entry });
+
+  async function readEntry(environment: string, key: string): Promise<CacheLookup> {
+    const [gen, raw, fill] = await redis.mgetBuffer(genKey(environment), entryKey(environment, key), fillKey(environment, key));
+    const generation = gen ? Number(gen.toString()) : 0;
+    const filling = fill != null && Number(fill.toString()) === generation;
+    if (!raw) return { generation, filling };
+    const split = raw.indexOf(NEWLINE);
+    const header = JSON.parse(raw.subarray(0, split).toString()) as EntryHeader;
+    if (header.g !== generation) return { generation, filling };
+    const entry: CachedResponse = { storedAt: header.t, contentType: header.c, link: header.l, body: raw.subarray(split + 1) };
+    keep(environment, key, generation, entry);
+    return { generation, filling, entry };
+  }
 
   return {
-    async lookup(environment, key) {
-      const [gen, raw, fill] = await redis.mgetBuffer(genKey(environment), entryKey(environment, key), fillKey(environment, key));
-      const generation = gen ? Number(gen.toString()) : 0;
-      const filling = fill != null && Number(fill.toString()) === generation;
-      if (!raw) return { generation, filling };
-      const split = raw.indexOf(NEWLINE);
-      const header = JSON.parse(raw.subarray(0, split).toString()) as EntryHeader;
-      if (header.g !== generation) return { generation, filling };
-      return { generation, filling, entry: { storedAt: header.t, contentType: header.c, link: header.l, body: raw.subarray(split + 1) } };
+    lookup(environment, key) {
+      const copy = copies.get(`${environment} ${key}`);
+      if (!copy || Date.now() >= copy.expiresAt) return readEntry(environment, key);
+      return readGeneration(environment).then((generation) =>
+        generation === copy.generation ? { generation, filling: false, entry: copy.entry } : readEntry(environment, key),
+      );
     },
     async store(environment, key, generation, entry: CachedResponse) {
       if (ttlMs <= 0) return;
+      keep(environment, key, generation, entry);
       const header: EntryHeader = { g: generation, t: entry.storedAt, c: entry.contentType, ...(entry.link ? { l: entry.link } : {}) };
       const value = Buffer.concat([Buffer.from(JSON.stringify(header)), Buffer.from([NEWLINE]), entry.body]);
       await redis.set(entryKey(environment, key), value, 'PX', ttlMs);
     },
     async invalidate(environment) {
-      await redis.incr(genKey(environment));
+      // A counter Redis has lost (restart, flush, eviction) starts again at a random value, never at
+      // 0: a copy tagged with a generation from before cannot match a later one by coincidence.
+      await Promise.all([redis.set(genKey(environment), randomInt(2 ** 40), 'NX'), redis.incr(genKey(environment))]);
     },
     async claimFill(environment, key, generation) {
       const claimed = await redis.set(fillKey(environment, key), String(generation), 'PX', FILL_LOCK_MS, 'NX');

@@ -1,5 +1,5 @@
-import type { ServerResponse } from 'node:http';
 import { ApiError } from '../../lib/api-error';
+import type { ResponseHeaders } from '../response-headers';
 import type { RateDecision, RateLimiter } from './rate-limiter';
 
 /**
@@ -12,9 +12,9 @@ export function policyHeader(limiter: RateLimiter): string {
   return `"${name}";q=${quota};w=${windowSeconds}`;
 }
 
-export function applyRateLimit(res: ServerResponse, limiter: RateLimiter, policy: string, decision: RateDecision): void {
-  res.setHeader('RateLimit-Policy', policy);
-  res.setHeader('RateLimit', `"${limiter.policy.name}";r=${decision.remaining};t=${decision.resetSeconds}`);
+export function applyRateLimit(headers: ResponseHeaders, limiter: RateLimiter, policy: string, decision: RateDecision): void {
+  headers.set('RateLimit-Policy', policy);
+  headers.set('RateLimit', `"${limiter.policy.name}";r=${decision.remaining};t=${decision.resetSeconds}`);
   if (!decision.allowed) {
     throw new ApiError('rate_limited', `Rate limit of ${limiter.policy.quota} requests per ${limiter.policy.windowSeconds} seconds exceeded; retry in ${decision.resetSeconds} s.`, {
       headers: { 'Retry-After': String(decision.resetSeconds) },

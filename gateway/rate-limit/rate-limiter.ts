@@ -1,5 +1,6 @@
 import type Redis from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { createBudgetLeases } from './budget-leases';
 
 /** What one request learns from its budget; `allowed: false` is a business outcome, not an error. */
 export interface RateDecision {
@@ -13,7 +14,8 @@ export interface RateDecision {
 export interface RateLimiter {
   /** Budget name and size, for the `RateLimit-Policy` header. */
   readonly policy: { name: string; quota: number; windowSeconds: number };
-  consume(key: string): Promise<RateDecision>;
+  /** At once while the key's lease lasts (the hot path); a promise when tokens must be taken from the counter. */
+  consume(key: string): RateDecision | Promise<RateDecision>;
 }
 
 export interface RateLimiterOptions {
@@ -26,28 +28,17 @@ export interface RateLimiterOptions {
 }
 
 /**
- * rate-limiter-flexible behind our small interface: `RateLimiterRedis` (with an in-memory
- * insurance limiter) when Redis is configured, `RateLimiterMemory` otherwise.
+ * rate-limiter-flexible keeps the count — `RateLimiterRedis` (with an in-memory insurance limiter)
+ * when Redis is configured, `RateLimiterMemory` otherwise — and budget leases in front of it let a
+ * busy key spend most of its requests in process memory (see budget-leases.ts).
  */
 export function createRateLimiter(o: RateLimiterOptions): RateLimiter {
   const base = { points: o.quota, duration: o.windowSeconds, keyPrefix: o.keyPrefix };
-  const limiter: RateLimiterAbstract = o.redis
+  const counter: RateLimiterAbstract = o.redis
     ? new RateLimiterRedis({ ...base, storeClient: o.redis, insuranceLimiter: new RateLimiterMemory(base) })
     : new RateLimiterMemory(base);
-  const decide = (res: RateLimiterRes, allowed: boolean): RateDecision => ({
-    allowed,
-    remaining: Math.max(0, res.remainingPoints),
-    resetSeconds: Math.max(1, Math.ceil(res.msBeforeNext / 1000)),
-  });
   return {
     policy: { name: o.name, quota: o.quota, windowSeconds: o.windowSeconds },
-    async consume(key) {
-      try {
-        return decide(await limiter.consume(key), true);
-      } catch (rejection) {
-        if (rejection instanceof RateLimiterRes) return decide(rejection, false);
-        throw rejection;
-      }
-    },
+    consume: createBudgetLeases({ counter, quota: o.quota, windowMs: o.windowSeconds * 1000 }),
   };
 }

@@ -1,7 +1,8 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../../lib/api-error';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
-import type { Environment, Step } from '../pipeline';
+import type { Socket } from 'node:net';
+import { whenReady, type Environment, type GatewayRequest, type Next, type Step } from '../pipeline';
 import { applyRateLimit, policyHeader } from '../rate-limit/rate-limit-headers';
 import type { RateLimiter } from '../rate-limit/rate-limiter';
 
@@ -10,7 +11,10 @@ export type KeyCheck =
   | { valid: false; code: 'MALFORMED' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' | 'WRONG_ENVIRONMENT' };
 
 export interface KeyChecker {
-  verify(secret: string, environment: Environment): Promise<KeyCheck>;
+  /** The keyed hash of a well-formed key; null for anything else. */
+  hashOf(secret: string): string | null;
+  /** Sync when the key is cached, a promise when the store must be asked. */
+  check(keyHash: string, environment: Environment): KeyCheck | Promise<KeyCheck>;
 }
 
 /** Per-key usage counts (the API key service); called on the hot path, so it must not block. */
@@ -49,23 +53,38 @@ export interface AuthenticateOptions {
  */
 export function authenticate({ keys, anonymousLimiter, clientIp, metrics, usage }: AuthenticateOptions): Step {
   const anonymousPolicy = policyHeader(anonymousLimiter);
-  return async function authenticateStep(req, res, next) {
-    const refuse = async (error: ApiError) => {
-      const decision = await anonymousLimiter.consume(clientIp(req));
-      if (!decision.allowed) metrics.rateLimited('anonymous');
-      applyRateLimit(res, anonymousLimiter, anonymousPolicy, decision);
-      next(error);
-    };
-    const header = req.headers.authorization;
-    if (!header) return refuse(unauthorized('Missing API key: send "Authorization: Bearer <API_KEY>".'));
-    const match = BEARER.exec(header);
-    if (!match) return refuse(unauthorized('The Authorization header must have the form "Bearer <API_KEY>".'));
-    const result = await keys.verify(match[1]!, req.ctx.environment);
-    if (!result.valid) return refuse(unauthorized(REASONS[result.code], true));
+  // A client sends the same key on every request of a keep-alive connection: the header's hash is
+  // kept with the connection (and dies with it), so the keyed hash runs once per connection and key.
+  const hashedOnConnection = new WeakMap<Socket, { header: string; keyHash: string | null }>();
+
+  /** Records a valid key on the request, or refuses it. */
+  const accept = (req: GatewayRequest, next: Next, result: KeyCheck): void | Promise<void> => {
+    if (!result.valid) return refuse(req, next, unauthorized(REASONS[result.code], true));
     req.ctx.keyId = result.keyId;
     req.ctx.accountId = String(result.accountId);
     // Here, not in the verifier: route matching ran first, so the operation (deprecated or not) is known.
     usage.recordUse(result.keyId, req.ctx.operation?.deprecated === true);
     next();
+  };
+
+  const refuse = (req: GatewayRequest, next: Next, error: ApiError) =>
+    whenReady(anonymousLimiter.consume(clientIp(req)), req, next, (_req, _next, decision) => {
+      if (!decision.allowed) metrics.rateLimited('anonymous');
+      applyRateLimit(req.ctx.headers, anonymousLimiter, anonymousPolicy, decision);
+      next(error);
+    });
+
+  return function authenticateStep(req, _res, next) {
+    const header = req.headers.authorization;
+    if (!header) return refuse(req, next, unauthorized('Missing API key: send "Authorization: Bearer <API_KEY>".'));
+    let seen = hashedOnConnection.get(req.socket);
+    if (seen?.header !== header) {
+      const match = BEARER.exec(header);
+      if (!match) return refuse(req, next, unauthorized('The Authorization header must have the form "Bearer <API_KEY>".'));
+      seen = { header, keyHash: keys.hashOf(match[1]!) };
+      hashedOnConnection.set(req.socket, seen);
+    }
+    if (seen.keyHash === null) return refuse(req, next, unauthorized(REASONS.MALFORMED, true));
+    return whenReady(keys.check(seen.keyHash, req.ctx.environment), req, next, accept);
   };
 }

@@ -1,26 +1,32 @@
 import { ApiError } from '../../lib/api-error';
 import type { GatewayRequest } from '../pipeline';
+import { ResponseHeaders } from '../response-headers';
 import { cors } from './cors';
 
 const PORTAL = 'https://developers.example.test';
 const GATEWAY = 'http://127.0.0.1:8080';
 
+/** Runs the step on a request; `headers` is what the response carries, written (preflight) or pending for later steps. */
 function run(headers: Record<string, string>, method = 'GET') {
   const step = cors({ allowedOrigins: [PORTAL, GATEWAY] });
-  const set: Record<string, string> = {};
+  const ctx = { headers: new ResponseHeaders() };
   const res = {
     statusCode: 200,
     ended: false,
-    setHeader(name: string, value: string) {
-      set[name.toLowerCase()] = value;
+    writeHead(status: number, list: Array<string | number>) {
+      this.statusCode = status;
+      written.push(...list);
     },
     end() {
       this.ended = true;
     },
   };
+  const written: Array<string | number> = [];
   let passed: unknown = 'not called';
-  void step({ method, headers } as unknown as GatewayRequest, res as never, (err?: unknown) => void (passed = err));
-  return { headers: set, status: res.statusCode, ended: res.ended, passed };
+  void step({ method, headers, ctx } as unknown as GatewayRequest, res as never, (err?: unknown) => void (passed = err));
+  const carried: Record<string, string> = {};
+  for (const list of [written, ctx.headers.list]) for (let i = 0; i < list.length; i += 2) carried[String(list[i]).toLowerCase()] = String(list[i + 1]);
+  return { headers: carried, status: res.statusCode, ended: res.ended, passed };
 }
 
 describe('cors step', () => {

@@ -63,15 +63,16 @@ export function cors(options: CorsOptions): Step {
     const origin = req.headers.origin;
     if (origin === undefined) return next();
     const preflight = req.method === 'OPTIONS' && req.headers['access-control-request-method'] !== undefined;
-    res.setHeader('Vary', 'Origin');
+    const { headers } = req.ctx;
+    headers.set('Vary', 'Origin');
     if (!allowed.has(origin)) {
       // Not for this origin's pages: say nothing, and the browser keeps the response from the page.
       if (preflight) return next(new ApiError('forbidden', `Browser requests from ${originOf(origin) ?? 'this origin'} are not allowed.`));
       return next();
     }
-    res.setHeader('Access-Control-Allow-Origin', origin);
+    headers.set('Access-Control-Allow-Origin', origin);
     if (!preflight) {
-      res.setHeader('Access-Control-Expose-Headers', exposeHeaders);
+      headers.set('Access-Control-Expose-Headers', exposeHeaders);
       return next();
     }
     const method = String(req.headers['access-control-request-method']).toUpperCase();
@@ -84,11 +85,11 @@ export function cors(options: CorsOptions): Step {
       const what = refused !== undefined ? `the header ${refused}` : `the method ${method}`;
       return next(new ApiError('forbidden', `Browser requests with ${what} are not allowed; allowed: ${allowMethods}; headers ${allowHeaders}.`));
     }
-    res.setHeader('Vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
-    res.setHeader('Access-Control-Allow-Methods', allowMethods);
-    res.setHeader('Access-Control-Allow-Headers', allowHeaders);
-    res.setHeader('Access-Control-Max-Age', String(maxAge));
-    res.statusCode = 204;
+    headers.set('Vary', 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers');
+    headers.set('Access-Control-Allow-Methods', allowMethods);
+    headers.set('Access-Control-Allow-Headers', allowHeaders);
+    headers.set('Access-Control-Max-Age', String(maxAge));
+    headers.writeHead(res, 204);
     res.end();
   };
 }

@@ -12,12 +12,12 @@ export interface DeprecationOptions {
  */
 export function deprecationHeaders({ noticeUrl }: DeprecationOptions): Step {
   const link = `<${noticeUrl}>; rel="deprecation"; type="text/html"`;
-  return function deprecationHeadersStep(req, res, next) {
-    const op = req.ctx.operation;
+  return function deprecationHeadersStep(req, _res, next) {
+    const { operation: op, headers } = req.ctx;
     if (op?.deprecated) {
-      if (op.deprecatedAt) res.setHeader('Deprecation', `@${Math.floor(op.deprecatedAt.getTime() / 1000)}`);
-      if (op.sunset) res.setHeader('Sunset', op.sunset.toUTCString());
-      res.setHeader('Link', link);
+      if (op.deprecatedAt) headers.set('Deprecation', `@${Math.floor(op.deprecatedAt.getTime() / 1000)}`);
+      if (op.sunset) headers.set('Sunset', op.sunset.toUTCString());
+      headers.set('Link', link);
     }
     next();
   };

@@ -3,7 +3,8 @@ import type { Logger } from '../../lib/logger';
 import { createOutageLog } from '../../lib/outage-log';
 import { normalisedQueryKey, type CacheLookup, type CachedResponse, type ListCache } from '../cache/list-cache';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
-import type { Step } from '../pipeline';
+import type { ApiOperation } from '../../openapi/operations';
+import type { GatewayRequest, Next, Step } from '../pipeline';
 
 export interface ListCacheOptions {
   cache: ListCache;
@@ -15,6 +16,8 @@ export interface ListCacheOptions {
 }
 
 const POLL_MS = 15;
+/** Distinct list query strings remembered parsed; past this the memory starts afresh. */
+const MAX_PARSED_QUERIES = 1000;
 
 /**
  * Serves `GET /pets` from the list cache and invalidates it on a successful `POST /pets`.
@@ -41,59 +44,81 @@ export function listCache({ cache, logger, metrics, now = Date.now, fillWaitMs =
     }
   };
 
-  const lookup = async (environment: string, key: string) => {
-    if (pendingInvalidation.has(environment)) {
-      await cache.invalidate(environment);
+  const lookup = (environment: string, key: string): CacheLookup | Promise<CacheLookup> => {
+    if (!pendingInvalidation.has(environment)) return cache.lookup(environment, key);
+    return cache.invalidate(environment).then(() => {
       pendingInvalidation.delete(environment);
+      return cache.lookup(environment, key);
+    });
+  };
+
+  // Clients repeat the same few list queries: each distinct query string is parsed and validated once.
+  const parsedQueries = new Map<string, Readonly<{ query: Readonly<Record<string, unknown>>; key: string }>>();
+  const parseListQuery = (operation: ApiOperation, search: string) => {
+    let parsed = parsedQueries.get(search);
+    if (parsed) return parsed;
+    try {
+      const query = Object.freeze(operation.parseQuery(new URLSearchParams(search)));
+      parsed = Object.freeze({ query, key: normalisedQueryKey(query) });
+    } catch {
+      return undefined; // invalid: validation reports it in its turn
     }
-    return cache.lookup(environment, key);
+    if (parsedQueries.size >= MAX_PARSED_QUERIES) parsedQueries.clear();
+    parsedQueries.set(search, parsed);
+    return parsed;
   };
 
   /**
    * Runs just before the rate limiter: for a list with a valid query, starts the cache read so
-   * that it shares the limiter's Redis round trip. Refuses nothing; an invalid query is left
-   * for validation to report in its turn.
+   * that it overlaps the limiter's round trip, when the limiter needs one. Refuses nothing; an
+   * invalid query is left for validation to report in its turn.
    */
   const prefetch: Step = function prefetchListCacheStep(req, _res, next) {
     const { ctx } = req;
     const route = ctx.route;
     if (route?.kind === 'operation' && route.operation.operationId === 'listPets' && req.method === 'GET') {
-      let query: Record<string, unknown> | undefined;
-      try {
-        query = route.operation.parseQuery(new URLSearchParams(ctx.search));
-      } catch {
-        query = undefined;
-      }
-      if (query) {
+      const parsed = parseListQuery(route.operation, ctx.search);
+      if (parsed) {
+        const { query, key } = parsed;
         ctx.query = query;
-        const key = normalisedQueryKey(query);
-        const result = lookup(ctx.environment, key);
-        result.catch(() => {}); // awaited (and its failure handled) by the serve step, if the request gets that far
+        let result: CacheLookup | Promise<CacheLookup>;
+        try {
+          result = lookup(ctx.environment, key);
+        } catch (err) {
+          result = Promise.reject(err);
+        }
+        // Awaited (and its failure handled) by the serve step, if the request gets that far.
+        if (result instanceof Promise) result.catch(() => {});
         ctx.cacheLookup = { key, result };
       }
     }
     next();
   };
 
-  const serve: Step = async function listCacheStep(req, res, next) {
-    const { ctx } = req;
-    const op = ctx.operation;
-    if (op?.operationId === 'createPet') {
-      ctx.onUpstreamResponse = async (upstream) => {
-        if (upstream.status === 201) await invalidate(ctx.environment);
-      };
-      return next();
-    }
-    if (op?.operationId !== 'listPets' || req.method !== 'GET') return next();
+  const bypass = (req: GatewayRequest, res: ServerResponse, next: Next, err: unknown) => {
+    outage.failed(err);
+    metrics.cacheLookup(req.ctx.environment, 'bypass');
+    req.ctx.headers.set('X-Cache', 'MISS');
+    next();
+  };
 
-    const key = normalisedQueryKey(ctx.query ?? {});
+  /** A hit is sent at once; a miss fetches the entry once per process (and across processes through the fill lock). */
+  const answer = (req: GatewayRequest, res: ServerResponse, next: Next, key: string, found: CacheLookup): void | Promise<void> => {
+    outage.ok();
+    if (!found.entry) return fill(req, res, next, key, found);
+    metrics.cacheLookup(req.ctx.environment, 'hit');
+    sendCached(req, res, found.entry, now());
+  };
+
+  const fill = async (req: GatewayRequest, res: ServerResponse, next: Next, key: string, found: CacheLookup): Promise<void> => {
+    const { ctx } = req;
     const flightKey = `${ctx.environment} ${key}`;
     const inFlight = flights.get(flightKey);
     if (inFlight) {
       metrics.cacheLookup(ctx.environment, 'coalesced');
       const entry = await inFlight;
-      if (entry) return sendCached(res, entry, now());
-      res.setHeader('X-Cache', 'MISS'); // the leader's lookup or fetch failed: this one goes upstream itself
+      if (entry) return sendCached(req, res, entry, now());
+      ctx.headers.set('X-Cache', 'MISS'); // the leader's fetch failed: this one goes upstream itself
       return next();
     }
 
@@ -105,42 +130,30 @@ export function listCache({ cache, logger, metrics, now = Date.now, fillWaitMs =
       resolveFlight(entry);
     };
 
-    let generation: number;
+    const { generation } = found;
     let claimed = false;
     const release = () => {
       if (claimed) cache.releaseFill(ctx.environment, key).catch((err: unknown) => outage.failed(err));
       claimed = false;
     };
-    const early = ctx.cacheLookup?.key === key ? ctx.cacheLookup.result : undefined;
     try {
-      const found = await (early ?? lookup(ctx.environment, key));
-      outage.ok();
-      if (found.entry) {
-        metrics.cacheLookup(ctx.environment, 'hit');
-        settle(found.entry);
-        return sendCached(res, found.entry, now());
-      }
-      generation = found.generation;
       if (found.filling || !(await cache.claimFill(ctx.environment, key, generation))) {
         const filled = await waitForFill(() => lookup(ctx.environment, key), generation, fillWaitMs);
         if (filled) {
           metrics.cacheLookup(ctx.environment, 'coalesced');
           settle(filled);
-          return sendCached(res, filled, now());
+          return sendCached(req, res, filled, now());
         }
       } else {
         claimed = true;
       }
     } catch (err) {
-      outage.failed(err);
-      metrics.cacheLookup(ctx.environment, 'bypass');
       settle(undefined);
-      res.setHeader('X-Cache', 'MISS');
-      return next();
+      return bypass(req, res, next, err);
     }
 
     metrics.cacheLookup(ctx.environment, 'miss');
-    res.setHeader('X-Cache', 'MISS');
+    ctx.headers.set('X-Cache', 'MISS');
     res.once('close', () => {
       settle(undefined); // upstream failed or client left: followers go on their own
       release();
@@ -165,11 +178,37 @@ export function listCache({ cache, logger, metrics, now = Date.now, fillWaitMs =
     next();
   };
 
+  const serve: Step = function listCacheStep(req, res, next) {
+    const { ctx } = req;
+    const op = ctx.operation;
+    if (op?.operationId === 'createPet') {
+      ctx.onUpstreamResponse = async (upstream) => {
+        if (upstream.status === 201) await invalidate(ctx.environment);
+      };
+      return next();
+    }
+    if (op?.operationId !== 'listPets' || req.method !== 'GET') return next();
+
+    const early = ctx.cacheLookup;
+    const key = early?.key ?? normalisedQueryKey(ctx.query ?? {});
+    let found: CacheLookup | Promise<CacheLookup>;
+    try {
+      found = early ? early.result : lookup(ctx.environment, key);
+    } catch (err) {
+      return bypass(req, res, next, err);
+    }
+    if (!(found instanceof Promise)) return answer(req, res, next, key, found);
+    return found.then(
+      (result) => answer(req, res, next, key, result),
+      (err: unknown) => bypass(req, res, next, err),
+    );
+  };
+
   return { prefetch, serve };
 }
 
 /** Polls while another process fills the entry; gives up when it is stored, abandoned, invalidated or late. */
-async function waitForFill(read: () => Promise<CacheLookup>, generation: number, waitMs: number) {
+async function waitForFill(read: () => CacheLookup | Promise<CacheLookup>, generation: number, waitMs: number) {
   const deadline = Date.now() + waitMs;
   while (Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
@@ -180,12 +219,13 @@ async function waitForFill(read: () => Promise<CacheLookup>, generation: number,
   return undefined;
 }
 
-function sendCached(res: ServerResponse, entry: CachedResponse, now: number): void {
-  res.statusCode = 200;
-  res.setHeader('Content-Type', entry.contentType);
-  if (entry.link) res.setHeader('Link', entry.link);
-  res.setHeader('X-Cache', 'HIT');
-  res.setHeader('Age', String(Math.max(0, Math.floor((now - entry.storedAt) / 1000))));
-  res.setHeader('Content-Length', entry.body.length);
+function sendCached(req: GatewayRequest, res: ServerResponse, entry: CachedResponse, now: number): void {
+  const { headers } = req.ctx;
+  headers.set('Content-Type', entry.contentType);
+  if (entry.link) headers.set('Link', entry.link);
+  headers.set('X-Cache', 'HIT');
+  headers.set('Age', Math.max(0, Math.floor((now - entry.storedAt) / 1000)));
+  headers.set('Content-Length', entry.body.length);
+  headers.writeHead(res, 200);
   res.end(entry.body);
 }

@@ -8,6 +8,7 @@ import { composePipeline, type Environment, type GatewayRequest } from '../pipel
 import { createCircuitBreaker } from '../upstream/circuit-breaker';
 import { createLinkRewriter } from '../upstream-links';
 import { proxyToUpstream } from './proxy';
+import { ResponseHeaders } from '../response-headers';
 
 /** A test double of the metrics collaborator: records what the proxy reports. */
 function recordingMetrics() {
@@ -48,7 +49,7 @@ async function setUp() {
   const run = composePipeline([proxy.step], onError);
   const server: Server = createServer((req, res) => {
     const gw = req as GatewayRequest;
-    gw.ctx = { requestId: 'req-1', environment: 'staging', prefix: '/staging/v1', apiPath: '/pets', search: '', startedAt: process.hrtime.bigint() };
+    gw.ctx = { requestId: 'req-1', environment: 'staging', prefix: '/staging/v1', apiPath: '/pets', search: '', startedAt: performance.now(), headers: new ResponseHeaders() };
     run(gw, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

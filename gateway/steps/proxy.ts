@@ -122,6 +122,8 @@ export function proxyToUpstream({ upstreamUrl, timeoutMs, links, breaker, metric
   return {
     step: function proxyStep(incoming, res, next) {
       const req = incoming as ProxiedRequest;
+      // The upstream's answer is written through Node's header calls: the steps' headers go first, and its own win.
+      req.ctx.headers.applyTo(res);
       const admission = breaker.admit();
       if (!admission.admitted) {
         metrics.upstreamFinished(req.ctx.environment, 'circuit_open', 0);

@@ -1,0 +1,96 @@
+import { RateLimiterMemory } from 'rate-limiter-flexible';
+import { createBudgetLeases } from './budget-leases';
+import type { RateDecision } from './rate-limiter';
+
+/** A real in-memory fixed-window counter, with the tokens each call asked for recorded. */
+function countedCounter(quota: number, windowSeconds = 60) {
+  const limiter = new RateLimiterMemory({ points: quota, duration: windowSeconds });
+  const asked: number[] = [];
+  return {
+    asked,
+    counter: {
+      consume: (key: string, points = 1) => {
+        asked.push(points);
+        return limiter.consume(key, points);
+      },
+    },
+  };
+}
+
+const settle = (decision: RateDecision | Promise<RateDecision>) => Promise.resolve(decision);
+
+describe('budget leases', () => {
+  test('when a key has a small quota, then every request is counted one by one, with exact remaining counts', async () => {
+    const { counter, asked } = countedCounter(5);
+    const consume = createBudgetLeases({ counter, quota: 5, windowMs: 60_000 });
+    const decisions: RateDecision[] = [];
+    for (let i = 0; i < 7; i++) decisions.push(await settle(consume('key_a')));
+    expect(decisions.map((d) => [d.allowed, d.remaining])).toEqual([
+      [true, 4],
+      [true, 3],
+      [true, 2],
+      [true, 1],
+      [true, 0],
+      [false, 0],
+      [false, 0],
+    ]);
+    for (const d of decisions) expect(d.resetSeconds).toBeGreaterThanOrEqual(59);
+    // Five single tokens and one refusal; the seventh request was refused from memory.
+    expect(asked).toEqual([1, 1, 1, 1, 1, 1]);
+  });
+
+  test('when a key sends fast, then leases grow and most requests cost no counter call, with the same remaining counts', async () => {
+    const quota = 1_000_000;
+    const { counter, asked } = countedCounter(quota);
+    const consume = createBudgetLeases({ counter, quota, windowMs: 60_000 });
+    const remaining: number[] = [];
+    for (let i = 0; i < 5000; i++) remaining.push((await settle(consume('busy'))).remaining);
+    expect(remaining).toEqual(Array.from({ length: 5000 }, (_, i) => quota - 1 - i));
+    expect(asked.length).toBeLessThan(20);
+    expect(Math.max(...asked)).toBe(1024);
+  });
+
+  test('when requests arrive together without tokens, then they share one counter call', async () => {
+    const { counter, asked } = countedCounter(1_000_000);
+    const consume = createBudgetLeases({ counter, quota: 1_000_000, windowMs: 60_000 });
+    await settle(consume('together'));
+    const burst = await Promise.all(Array.from({ length: 3 }, () => settle(consume('together'))));
+    expect(burst.every((d) => d.allowed)).toBe(true);
+    expect(asked.length).toBeLessThanOrEqual(3);
+  });
+
+  test('when two processes spend one shared budget fast, then together they never admit more than the quota, and hardly fewer', async () => {
+    const quota = 20_000;
+    const { counter } = countedCounter(quota);
+    const a = createBudgetLeases({ counter, quota, windowMs: 60_000 });
+    const b = createBudgetLeases({ counter, quota, windowMs: 60_000 });
+    let admitted = 0;
+    for (let i = 0; i < quota + 2000; i++) if ((await settle((i % 3 ? a : b)('shared'))).allowed) admitted++;
+    expect(admitted).toBeLessThanOrEqual(quota);
+    // What one process still holds unspent when the other is refused: at most 1/64 of what was left per lease.
+    expect(admitted).toBeGreaterThanOrEqual(quota - quota / 64);
+  });
+
+  test('when the window ends, then a refused key gets a fresh budget', async () => {
+    const { counter } = countedCounter(2, 1);
+    const consume = createBudgetLeases({ counter, quota: 2, windowMs: 1000 });
+    expect((await settle(consume('k'))).allowed).toBe(true);
+    expect((await settle(consume('k'))).allowed).toBe(true);
+    expect((await settle(consume('k'))).allowed).toBe(false);
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await settle(consume('k'))).toMatchObject({ allowed: true, remaining: 1 });
+  });
+
+  test('when the counter fails, then the request fails and the next one asks again', async () => {
+    let fail = true;
+    const limiter = new RateLimiterMemory({ points: 10, duration: 60 });
+    const consume = createBudgetLeases({
+      counter: { consume: (key: string, points?: number) => (fail ? Promise.reject(new Error('store down')) : limiter.consume(key, points)) },
+      quota: 10,
+      windowMs: 60_000,
+    });
+    await expect(settle(consume('k'))).rejects.toThrow('store down');
+    fail = false;
+    expect(await settle(consume('k'))).toMatchObject({ allowed: true, remaining: 9 });
+  });
+});
