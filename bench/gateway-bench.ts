@@ -1,7 +1,9 @@
 /**
  * Reproducible gateway benchmark: `npm run bench` (needs `wrk`; nginx is used when installed).
- * Everything runs on 127.0.0.1, bounded in time, and stops by itself. Prints a markdown table
- * and writes it to bench/results/latest.md.
+ * Everything runs on 127.0.0.1, bounded in time, and stops by itself. Every path runs once per
+ * round (BENCH_ROUNDS, default 3, interleaved), and ratios are taken within a round, so a drift
+ * of the machine's speed between paths does not pass for a difference between them. Prints a
+ * markdown table of the medians and writes it to bench/results/latest.md.
  *
  * Paths measured, side by side in one run, all serving the same 20-pet JSON page:
  * - bare Node http serving the bytes from memory (the ceiling)
@@ -17,7 +19,9 @@ import { buildOnce, builtEntry, freePort } from './support/processes';
 import { requireWrk, runWrk, type WrkResult } from './support/wrk';
 
 const ROOT = join(__dirname, '..');
-const DURATION = process.env.BENCH_DURATION ?? '8s';
+const DURATION = process.env.BENCH_DURATION ?? '5s';
+/** Every path is measured once per round, rounds interleaved: this VM's speed drifts by tens of percent within minutes. */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP = process.env.BENCH_WARMUP ?? '2s';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
@@ -45,13 +49,27 @@ async function json(url: string, init: RequestInit = {}): Promise<any> { // esli
   return res.status === 204 ? undefined : res.json();
 }
 
-function wrk(name: string, url: string, headers: Record<string, string> = {}, connections = CONNECTIONS): WrkResult {
+interface BenchPath {
+  name: string;
+  url: string;
+  headers?: Record<string, string>;
+  connections?: number;
+}
+
+function wrk(path: BenchPath, warm: boolean): WrkResult {
+  const o = { name: path.name, url: path.url, headers: path.headers ?? {}, connections: path.connections ?? CONNECTIONS };
   // Steady state, not start-up: V8 compiles the hot path during the first thousands of requests.
-  runWrk({ name, url, headers, connections, duration: WARMUP });
-  const result = runWrk({ name, url, headers, connections, duration: DURATION });
-  console.error(`  ${name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms, errors ${result.errors}`);
+  if (warm) runWrk({ ...o, duration: WARMUP });
+  const result = runWrk({ ...o, duration: DURATION });
+  console.error(`  ${path.name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms, errors ${result.errors}`);
   return result;
 }
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+};
 
 function rssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -139,40 +157,63 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
     gateways[name] = { url, key, pid: child.pid! };
   }
 
-  const results: WrkResult[] = [];
   const nginx = startNginx(storePort);
   await new Promise((r) => setTimeout(r, 500));
   const auth = (g: string) => ({ Authorization: `Bearer ${gateways[g]!.key}` });
-  results.push(wrk('bare Node http (ceiling)', `http://127.0.0.1:${barePort}/pets`));
-  if (nginx) {
-    results.push(wrk('nginx proxy_cache hit', `http://127.0.0.1:${nginx.cachePort}/pets`));
-    results.push(wrk('nginx reverse proxy (no cache)', `http://127.0.0.1:${nginx.proxyPort}/pets`));
+  const paths: BenchPath[] = [
+    { name: 'bare Node http (ceiling)', url: `http://127.0.0.1:${barePort}/pets` },
+    ...(nginx
+      ? [
+          { name: 'nginx proxy_cache hit', url: `http://127.0.0.1:${nginx.cachePort}/pets` },
+          { name: 'nginx reverse proxy (no cache)', url: `http://127.0.0.1:${nginx.proxyPort}/pets` },
+        ]
+      : []),
+    { name: 'plain Express 5 app, same bytes', url: `http://127.0.0.1:${expressPort}/pets` },
+    { name: 'pet store called directly', url: `${store}/pets` },
+    { name: 'gateway hit, in-process cache', url: `${gateways.memory!.url}/v1/pets`, headers: auth('memory') },
+    { name: 'gateway hit, Redis cache + Redis limiter', url: `${gateways.redis!.url}/v1/pets`, headers: auth('redis') },
+    { name: 'gateway miss, in-process', url: `${gateways['memory-miss']!.url}/v1/pets`, headers: auth('memory-miss') },
+    { name: 'gateway miss, Redis', url: `${gateways['redis-miss']!.url}/v1/pets`, headers: auth('redis-miss') },
+    { name: 'bare Node, 1 connection', url: `http://127.0.0.1:${barePort}/pets`, connections: 1 },
+    { name: 'gateway hit (Redis), 1 connection', url: `${gateways.redis!.url}/v1/pets`, headers: auth('redis'), connections: 1 },
+  ];
+  const rounds: Array<Map<string, WrkResult>> = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    console.error(`round ${round + 1} of ${ROUNDS}`);
+    rounds.push(new Map(paths.map((path) => [path.name, wrk(path, round === 0)])));
   }
-  results.push(wrk('plain Express 5 app, same bytes', `http://127.0.0.1:${expressPort}/pets`));
-  results.push(wrk('pet store called directly', `${store}/pets`));
-  results.push(wrk('gateway hit, in-process cache', `${gateways.memory!.url}/v1/pets`, auth('memory')));
-  results.push(wrk('gateway hit, Redis cache + Redis limiter', `${gateways.redis!.url}/v1/pets`, auth('redis')));
-  results.push(wrk('gateway miss, in-process', `${gateways['memory-miss']!.url}/v1/pets`, auth('memory-miss')));
-  results.push(wrk('gateway miss, Redis', `${gateways['redis-miss']!.url}/v1/pets`, auth('redis-miss')));
-  const bare1 = wrk('bare Node, 1 connection', `http://127.0.0.1:${barePort}/pets`, {}, 1);
-  const hit1 = wrk('gateway hit (Redis), 1 connection', `${gateways.redis!.url}/v1/pets`, auth('redis'), 1);
-  results.push(bare1, hit1);
   const rss = Object.fromEntries(Object.entries(gateways).map(([n, g]) => [n, rssMb(g.pid)]));
 
-  const by = (n: string) => results.find((r) => r.name === n);
-  const ratio = (a?: WrkResult, b?: WrkResult) => (a && b ? (a.rps / b.rps).toFixed(2) : 'n/a');
+  /** Median over the rounds of a figure of one path, or of a ratio computed within each round. */
+  const across = (figure: (round: Map<string, WrkResult>) => number | undefined) => {
+    const values = rounds.map(figure).filter((v): v is number => v !== undefined && Number.isFinite(v));
+    return values.length ? { median: median(values), min: Math.min(...values), max: Math.max(...values) } : undefined;
+  };
+  const ratio = (a: string, b: string) => {
+    const r = across((round) => (round.get(a) && round.get(b) ? round.get(a)!.rps / round.get(b)!.rps : undefined));
+    return r ? `**${r.median.toFixed(2)}×** (rounds ${r.min.toFixed(2)}–${r.max.toFixed(2)})` : 'n/a';
+  };
+  const ms = (name: string, key: 'p50' | 'p99') => across((round) => round.get(name)?.[key]);
+  const hit1 = across((round) => round.get('gateway hit (Redis), 1 connection')!.p50 - round.get('bare Node, 1 connection')!.p50);
+  const hitP99 = ms('gateway hit, Redis cache + Redis limiter', 'p99');
   const lines = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS} -d${DURATION} after a ${WARMUP} warm-up per path; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} interleaved rounds of ${DURATION} per path (a ${WARMUP} warm-up before the first); medians of the rounds; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
     '',
     '| path | req/s | p50 ms | p99 ms | errors |',
     '|---|---:|---:|---:|---:|',
-    ...results.map((r) => `| ${r.name} | ${r.rps.toFixed(0)} | ${r.p50.toFixed(3)} | ${r.p99.toFixed(3)} | ${r.errors} |`),
+    ...paths.map((p) => {
+      const runs = rounds.map((round) => round.get(p.name)!);
+      const med = (key: 'rps' | 'p50' | 'p99') => median(runs.map((r) => r[key]));
+      return `| ${p.name} | ${med('rps').toFixed(0)} | ${med('p50').toFixed(3)} | ${med('p99').toFixed(3)} | ${runs.reduce((n, r) => n + r.errors, 0)} |`;
+    }),
     '',
-    `- gateway hit (Redis) / nginx proxy_cache hit: **${ratio(by('gateway hit, Redis cache + Redis limiter'), by('nginx proxy_cache hit'))}×** (target ≥ 0.5×); p99 ${by('gateway hit, Redis cache + Redis limiter')?.p99.toFixed(2)} ms (target ≤ 5 ms)`,
-    `- gateway hit (in-process) / nginx proxy_cache hit: **${ratio(by('gateway hit, in-process cache'), by('nginx proxy_cache hit'))}×**`,
-    `- gateway miss (Redis) / nginx reverse proxy: **${ratio(by('gateway miss, Redis'), by('nginx reverse proxy (no cache)'))}×**; in-process: **${ratio(by('gateway miss, in-process'), by('nginx reverse proxy (no cache)'))}×** (target ≥ 0.5×)`,
-    `- gateway hit (Redis) / plain Express 5: **${ratio(by('gateway hit, Redis cache + Redis limiter'), by('plain Express 5 app, same bytes'))}×**`,
-    `- gateway hit overhead at 1 connection, p50: **${(hit1.p50 - bare1.p50).toFixed(3)} ms** above bare Node (target ≤ 0.25 ms)`,
+    'Ratios are computed within each round, then the median is taken:',
+    `- gateway hit (Redis) / nginx proxy_cache hit: ${ratio('gateway hit, Redis cache + Redis limiter', 'nginx proxy_cache hit')} (target ≥ 0.5×); p99 ${hitP99?.median.toFixed(2)} ms (rounds ${hitP99?.min.toFixed(2)}–${hitP99?.max.toFixed(2)}; target ≤ 5 ms)`,
+    `- gateway hit (in-process) / nginx proxy_cache hit: ${ratio('gateway hit, in-process cache', 'nginx proxy_cache hit')}`,
+    `- gateway hit (Redis) / bare Node: ${ratio('gateway hit, Redis cache + Redis limiter', 'bare Node http (ceiling)')}; in-process: ${ratio('gateway hit, in-process cache', 'bare Node http (ceiling)')}`,
+    `- gateway miss (Redis) / nginx reverse proxy: ${ratio('gateway miss, Redis', 'nginx reverse proxy (no cache)')}; in-process: ${ratio('gateway miss, in-process', 'nginx reverse proxy (no cache)')} (target ≥ 0.5×)`,
+    `- gateway hit (Redis) / plain Express 5: ${ratio('gateway hit, Redis cache + Redis limiter', 'plain Express 5 app, same bytes')}`,
+    `- gateway hit overhead at 1 connection, p50: **${hit1?.median.toFixed(3)} ms** above bare Node (rounds ${hit1?.min.toFixed(3)}–${hit1?.max.toFixed(3)}; target ≤ 0.25 ms)`,
     `- gateway resident memory after the run (MB): ${Object.entries(rss).map(([n, v]) => `${n} ${v}`).join(', ')}`,
   ];
   const report = lines.join('\n');
