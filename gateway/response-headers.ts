@@ -22,12 +22,6 @@ export class ResponseHeaders {
     list.push(name, value);
   }
 
-  get(name: string): string | number | undefined {
-    const list = this.list;
-    for (let i = 0; i < list.length; i += 2) if (list[i] === name) return list[i + 1];
-    return undefined;
-  }
-
   /** Writes the status line and every header in one call; the body follows with `res.end`. */
   writeHead(res: ServerResponse, status: number): void {
     res.writeHead(status, this.list);

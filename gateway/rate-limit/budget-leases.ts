@@ -75,15 +75,13 @@ export function createBudgetLeases({ counter, quota, windowMs }: BudgetLeasesOpt
       // A refusal still reports the count including this request's tokens: those under the quota are ours.
       const tokens = refused ? Math.min(size, Math.max(0, quota - (res.consumedPoints - size))) : size;
       const at = Date.now();
-      Object.assign(lease, {
-        left: Math.max(0, tokens - 1),
-        counterRemaining: refused ? 0 : res.remainingPoints,
-        exhausted: refused,
-        resetAt: at + Math.max(1, res.msBeforeNext),
-        size,
-        takenAt: now,
-        pending: undefined,
-      });
+      lease.left = Math.max(0, tokens - 1);
+      lease.counterRemaining = refused ? 0 : res.remainingPoints;
+      lease.exhausted = refused;
+      lease.resetAt = at + Math.max(1, res.msBeforeNext);
+      lease.size = size;
+      lease.takenAt = now;
+      lease.pending = undefined;
       return { allowed: tokens > 0, remaining: lease.counterRemaining + lease.left, resetSeconds: secondsUntil(lease.resetAt, at) };
     };
     const pending = counter.consume(key, size).then(

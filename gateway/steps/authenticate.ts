@@ -68,10 +68,10 @@ export function authenticate({ keys, anonymousLimiter, clientIp, metrics, usage 
   };
 
   const refuse = (req: GatewayRequest, next: Next, error: ApiError) =>
-    whenReady(anonymousLimiter.consume(clientIp(req)), req, next, (_req, _next, decision) => {
+    whenReady(anonymousLimiter.consume(clientIp(req)), req, next, (refused, done, decision) => {
       if (!decision.allowed) metrics.rateLimited('anonymous');
-      applyRateLimit(req.ctx.headers, anonymousLimiter, anonymousPolicy, decision);
-      next(error);
+      applyRateLimit(refused.ctx.headers, anonymousLimiter, anonymousPolicy, decision);
+      done(error);
     });
 
   return function authenticateStep(req, _res, next) {
