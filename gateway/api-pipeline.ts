@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../lib/logger';
 import { MAX_BODY_BYTES } from '../lib/read-json-body';
 import type { OperationTable } from '../openapi/operations';
-import { composePipeline, type Environment } from './pipeline';
+import { composePipeline, type Environment, type GatewayRequest } from './pipeline';
 import type { ListCache } from './cache/list-cache';
 import type { GatewayMetrics } from './metrics/gateway-metrics';
 import type { RateLimiter } from './rate-limit/rate-limiter';
@@ -19,6 +19,7 @@ import { refuseUnknownRoute } from './steps/refuse-unknown-route';
 import { validateRequest } from './steps/validate-request';
 import { createLinkRewriter } from './upstream-links';
 import { pipelineErrorHandler } from './pipeline-error-handler';
+import { createTurnEndWriter } from './turn-end-writer';
 
 export interface ApiPipelineOptions {
   environment: Environment;
@@ -61,7 +62,8 @@ export function createApiPipeline(o: ApiPipelineOptions) {
     metrics: o.metrics,
     onError,
   });
-  const cache = o.cache ? listCache({ cache: o.cache, logger: o.logger, metrics: o.metrics, now: () => o.now().getTime() }) : undefined;
+  const send = createTurnEndWriter((err, res) => onError(err, res.req as GatewayRequest, res));
+  const cache = o.cache ? listCache({ cache: o.cache, logger: o.logger, metrics: o.metrics, now: () => o.now().getTime(), send }) : undefined;
   const run = composePipeline(
     [
       logRequest(o.logger, o.metrics),

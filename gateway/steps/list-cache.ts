@@ -5,12 +5,15 @@ import { normalisedQueryKey, type CacheLookup, type CachedResponse, type ListCac
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { ApiOperation } from '../../openapi/operations';
 import type { GatewayRequest, Next, Step } from '../pipeline';
+import type { SendAtTurnEnd } from '../turn-end-writer';
 
 export interface ListCacheOptions {
   cache: ListCache;
   logger: Logger;
   metrics: GatewayMetrics;
   now?: () => number;
+  /** How hits are written: batched at the end of the event-loop turn (see turn-end-writer.ts). */
+  send: SendAtTurnEnd;
   /** How long to wait for another process's fill before going upstream anyway. */
   fillWaitMs?: number;
 }
@@ -26,7 +29,7 @@ const MAX_PARSED_QUERIES = 1000;
  * per process (and across processes through a short Redis lock). When the cache store fails,
  * requests bypass it and keep succeeding.
  */
-export function listCache({ cache, logger, metrics, now = Date.now, fillWaitMs = 1000 }: ListCacheOptions): { prefetch: Step; serve: Step } {
+export function listCache({ cache, logger, metrics, now = Date.now, send, fillWaitMs = 1000 }: ListCacheOptions): { prefetch: Step; serve: Step } {
   const flights = new Map<string, Promise<CachedResponse | undefined>>();
   const outage = createOutageLog(logger, 'list cache');
   // Creates whose invalidation could not reach the store: retried before the next lookup is trusted.
@@ -107,7 +110,7 @@ export function listCache({ cache, logger, metrics, now = Date.now, fillWaitMs =
     outage.ok();
     if (!found.entry) return fill(req, res, next, key, found);
     metrics.cacheLookup(req.ctx.environment, 'hit');
-    sendCached(req, res, found.entry, now());
+    sendCached(send, req, res, found.entry, now());
   };
 
   const fill = async (req: GatewayRequest, res: ServerResponse, next: Next, key: string, found: CacheLookup): Promise<void> => {
@@ -117,7 +120,7 @@ export function listCache({ cache, logger, metrics, now = Date.now, fillWaitMs =
     if (inFlight) {
       metrics.cacheLookup(ctx.environment, 'coalesced');
       const entry = await inFlight;
-      if (entry) return sendCached(req, res, entry, now());
+      if (entry) return sendCached(send, req, res, entry, now());
       ctx.headers.set('X-Cache', 'MISS'); // the leader's fetch failed: this one goes upstream itself
       return next();
     }
@@ -142,7 +145,7 @@ export function listCache({ cache, logger, metrics, now = Date.now, fillWaitMs =
         if (filled) {
           metrics.cacheLookup(ctx.environment, 'coalesced');
           settle(filled);
-          return sendCached(req, res, filled, now());
+          return sendCached(send, req, res, filled, now());
         }
       } else {
         claimed = true;
@@ -219,13 +222,12 @@ async function waitForFill(read: () => CacheLookup | Promise<CacheLookup>, gener
   return undefined;
 }
 
-function sendCached(req: GatewayRequest, res: ServerResponse, entry: CachedResponse, now: number): void {
+function sendCached(send: SendAtTurnEnd, req: GatewayRequest, res: ServerResponse, entry: CachedResponse, now: number): void {
   const { headers } = req.ctx;
   headers.set('Content-Type', entry.contentType);
   if (entry.link) headers.set('Link', entry.link);
   headers.set('X-Cache', 'HIT');
   headers.set('Age', Math.max(0, Math.floor((now - entry.storedAt) / 1000)));
   headers.set('Content-Length', entry.body.length);
-  headers.writeHead(res, 200);
-  res.end(entry.body);
+  send(res, 200, headers, entry.body);
 }

