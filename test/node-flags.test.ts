@@ -1,0 +1,18 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { GATEWAY_NODE_FLAGS } from '../bench/support/processes';
+
+const ROOT = join(__dirname, '..');
+
+/** The benchmarks measure the gateway as it runs in production: with the same Node flags. */
+describe('the Node flags the gateway runs with', () => {
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const dockerCmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]!;
+
+  test('are the same in npm start, npm run start:built, the Docker image and the benchmarks', () => {
+    expect(GATEWAY_NODE_FLAGS).toEqual(['--max-semi-space-size=32']);
+    expect(scripts.start).toBe(`node ${GATEWAY_NODE_FLAGS.join(' ')} --import tsx gateway/main.ts`);
+    expect(scripts['start:built']).toBe(`node ${GATEWAY_NODE_FLAGS.join(' ')} dist/gateway/main.js`);
+    expect(JSON.parse(dockerCmd)).toEqual(['node', ...GATEWAY_NODE_FLAGS, 'dist/gateway/main.js']);
+  });
+});
