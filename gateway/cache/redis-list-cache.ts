@@ -22,6 +22,9 @@ interface LocalCopy {
   generation: number;
   expiresAt: number;
   entry: CachedResponse;
+  /** The turn's generation read this copy was last checked against, and the lookup built on it. */
+  checkedAgainst?: Promise<number>;
+  checked?: Promise<CacheLookup>;
 }
 
 /**
@@ -69,9 +72,15 @@ export function createRedisListCache(options: { redis: Redis; prefix: string; tt
     lookup(environment, key) {
       const copy = copies.get(`${environment} ${key}`);
       if (!copy || Date.now() >= copy.expiresAt) return readEntry(environment, key);
-      return readGeneration(environment).then((generation) =>
-        generation === copy.generation ? { generation, filling: false, entry: copy.entry } : readEntry(environment, key),
-      );
+      // The requests of one turn share the generation read, and so the lookup built on it: no promise per request.
+      const generation = readGeneration(environment);
+      if (copy.checkedAgainst !== generation) {
+        copy.checkedAgainst = generation;
+        copy.checked = generation.then((current) =>
+          current === copy.generation ? { generation: current, filling: false, entry: copy.entry } : readEntry(environment, key),
+        );
+      }
+      return copy.checked!;
     },
     async store(environment, key, generation, entry: CachedResponse) {
       if (ttlMs <= 0) return;

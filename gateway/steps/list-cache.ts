@@ -19,6 +19,7 @@ export interface ListCacheOptions {
 }
 
 const POLL_MS = 15;
+const ignore = () => {};
 /** Distinct list query strings remembered parsed; past this the memory starts afresh. */
 const MAX_PARSED_QUERIES = 1000;
 
@@ -76,6 +77,7 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
    * that it overlaps the limiter's round trip, when the limiter needs one. Refuses nothing; an
    * invalid query is left for validation to report in its turn.
    */
+  let guarded: Promise<CacheLookup> | undefined;
   const prefetch: Step = function prefetchListCacheStep(req, _res, next) {
     const { ctx } = req;
     const route = ctx.route;
@@ -90,8 +92,12 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
         } catch (err) {
           result = Promise.reject(err);
         }
-        // Awaited (and its failure handled) by the serve step, if the request gets that far.
-        if (result instanceof Promise) result.catch(() => {});
+        // Awaited (and its failure handled) by the serve step, if the request gets that far. The
+        // requests of a turn usually share one lookup: it needs the guard once.
+        if (result instanceof Promise && result !== guarded) {
+          guarded = result;
+          result.catch(ignore);
+        }
         ctx.cacheLookup = { key, result };
       }
     }
