@@ -24,6 +24,8 @@ const DURATION = process.env.BENCH_DURATION ?? '5s';
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP = process.env.BENCH_WARMUP ?? '2s';
+/** Before every later run too: a server idle while the other paths ran (V8 shrinks an idle heap) is measured back in its steady state. */
+const REWARM = process.env.BENCH_REWARM ?? '1s';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const children: ChildProcess[] = [];
 const tmp = mkdtempSync(join(tmpdir(), 'asg-bench-'));
@@ -56,10 +58,10 @@ interface BenchPath {
   connections?: number;
 }
 
-function wrk(path: BenchPath, warm: boolean): WrkResult {
+function wrk(path: BenchPath, firstRound: boolean): WrkResult {
   const o = { name: path.name, url: path.url, headers: path.headers ?? {}, connections: path.connections ?? CONNECTIONS };
   // Steady state, not start-up: V8 compiles the hot path during the first thousands of requests.
-  if (warm) runWrk({ ...o, duration: WARMUP });
+  runWrk({ ...o, duration: firstRound ? WARMUP : REWARM });
   const result = runWrk({ ...o, duration: DURATION });
   console.error(`  ${path.name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms, errors ${result.errors}`);
   return result;
@@ -197,7 +199,7 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
   const hit1 = across((round) => round.get('gateway hit (Redis), 1 connection')!.p50 - round.get('bare Node, 1 connection')!.p50);
   const hitP99 = across((round) => round.get('gateway hit, Redis cache + Redis limiter')?.p99);
   const lines = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} interleaved rounds of ${DURATION} per path (a ${WARMUP} warm-up before the first); medians of the rounds; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} interleaved rounds of ${DURATION} per path (a ${WARMUP} warm-up before the first, ${REWARM} before each later one); medians of the rounds; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
     '',
     '| path | req/s | p50 ms | p99 ms | errors |',
     '|---|---:|---:|---:|---:|',
