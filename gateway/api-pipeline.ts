@@ -45,6 +45,8 @@ export interface ApiPipelineOptions {
   logger: Logger;
   now: () => Date;
   metrics: GatewayMetrics;
+  /** Runs a task at the end of the turn, after the turn's reads (turn-end.ts). */
+  atTurnEnd?: (task: () => void) => void;
 }
 
 /**
@@ -62,7 +64,7 @@ export function createApiPipeline(o: ApiPipelineOptions) {
     metrics: o.metrics,
     onError,
   });
-  const send = createTurnEndWriter((err, res) => onError(err, res.req as GatewayRequest, res));
+  const send = createTurnEndWriter((err, res) => onError(err, res.req as GatewayRequest, res), o.atTurnEnd);
   const cache = o.cache ? listCache({ cache: o.cache, logger: o.logger, metrics: o.metrics, now: () => o.now().getTime(), send }) : undefined;
   const run = composePipeline(
     [

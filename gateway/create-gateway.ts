@@ -23,6 +23,7 @@ import { createPortal, createPortalAssets } from '../portal/create-portal';
 import { createApiPipeline } from './api-pipeline';
 import { createMemoryListCache } from './cache/memory-list-cache';
 import { createRedisListCache } from './cache/redis-list-cache';
+import { createTurnEnd } from './turn-end';
 import { clientIp } from './client-ip';
 import type { Config } from './config';
 import { loadOrCreateDevSecrets } from './dev-secrets';
@@ -155,11 +156,13 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
       keyPrefix: `${config.redisKeyPrefix}rl:ip`,
       redis: commands,
     });
+    // One turn end for the process: the turn's cache reads leave before its responses are written.
+    const turnEnd = createTurnEnd();
     const cache =
       config.cacheTtlSeconds === 0
         ? undefined
         : commands
-          ? createRedisListCache({ redis: commands, prefix: config.redisKeyPrefix, ttlSeconds: config.cacheTtlSeconds })
+          ? createRedisListCache({ redis: commands, prefix: config.redisKeyPrefix, ttlSeconds: config.cacheTtlSeconds, atTurnEnd: turnEnd.beforeWrites })
           : createMemoryListCache({ ttlSeconds: config.cacheTtlSeconds });
     const mounts = (['production', 'staging'] as const).map((environment) =>
       createApiPipeline({
@@ -180,6 +183,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         logger,
         now,
         metrics,
+        atTurnEnd: turnEnd.writes,
       }),
     );
     for (const m of mounts) closers.unshift(() => m.close());

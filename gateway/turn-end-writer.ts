@@ -15,7 +15,11 @@ export type SendAtTurnEnd = (res: ServerResponse, status: number, headers: Respo
  *
  * A response whose headers cannot be written goes to `onError`, and the rest are still sent.
  */
-export function createTurnEndWriter(onError: (err: unknown, res: ServerResponse) => void): SendAtTurnEnd {
+export function createTurnEndWriter(
+  onError: (err: unknown, res: ServerResponse) => void,
+  /** Runs a task at the end of the turn; the gateway writes after the turn's reads are sent (turn-end.ts). */
+  atTurnEnd: (task: () => void) => void = setImmediate,
+): SendAtTurnEnd {
   // res, status, headers, body, res, …: one flat list, no object per response.
   const queue: Array<ServerResponse | number | ResponseHeaders | Buffer> = [];
 
@@ -33,7 +37,7 @@ export function createTurnEndWriter(onError: (err: unknown, res: ServerResponse)
   };
 
   return function sendAtTurnEnd(res, status, headers, body) {
-    if (queue.length === 0) setImmediate(flush);
+    if (queue.length === 0) atTurnEnd(flush);
     queue.push(res, status, headers, body);
   };
 }

@@ -4,7 +4,11 @@
  * before it was sent, so it sees every write acknowledged before that request arrived: sharing
  * costs no freshness, and under load one read answers all the requests of a turn.
  */
-export function readOncePerTurn<T>(read: (key: string) => Promise<T>): (key: string) => Promise<T> {
+export function readOncePerTurn<T>(
+  read: (key: string) => Promise<T>,
+  /** Runs a task at the end of the turn; the gateway sends reads before the turn's writes (turn-end.ts). */
+  atTurnEnd: (task: () => void) => void = setImmediate,
+): (key: string) => Promise<T> {
   let batch: Map<string, { promise: Promise<T>; resolve: (value: T) => void; reject: (err: unknown) => void }> | undefined;
 
   const send = () => {
@@ -16,7 +20,7 @@ export function readOncePerTurn<T>(read: (key: string) => Promise<T>): (key: str
   return function readThisTurn(key: string): Promise<T> {
     if (!batch) {
       batch = new Map();
-      setImmediate(send);
+      atTurnEnd(send);
     }
     let waiting = batch.get(key);
     if (!waiting) {

@@ -38,7 +38,13 @@ interface LocalCopy {
  * requests of an event-loop turn, instead of moving the body out of Redis per request; a create in
  * any process bumps the counter, so the next lookup everywhere reads the entry afresh.
  */
-export function createRedisListCache(options: { redis: Redis; prefix: string; ttlSeconds: number }): ListCache {
+export function createRedisListCache(options: {
+  redis: Redis;
+  prefix: string;
+  ttlSeconds: number;
+  /** Where the turn's generation read is sent from: before the turn's writes (turn-end.ts). */
+  atTurnEnd?: (task: () => void) => void;
+}): ListCache {
   const { redis, prefix } = options;
   const ttlMs = options.ttlSeconds * 1000;
   const genKey = (env: string) => `${prefix}cache:${env}:gen`;
@@ -50,7 +56,7 @@ export function createRedisListCache(options: { redis: Redis; prefix: string; tt
     const command = new Command('get', [genKey(env)], { replyEncoding: 'utf8' });
     redis.sendCommand(command);
     return (command.promise as Promise<string | null>).then((gen) => Number(gen ?? 0));
-  });
+  }, options.atTurnEnd);
 
   const keep = (environment: string, key: string, generation: number, entry: CachedResponse) =>
     copies.set(`${environment} ${key}`, { generation, expiresAt: entry.storedAt + ttlMs, entry });
