@@ -46,7 +46,7 @@ export interface ApiPipelineOptions {
   now: () => Date;
   metrics: GatewayMetrics;
   /** Runs a task at the end of the turn, after the turn's reads (turn-end.ts). */
-  atTurnEnd?: (task: () => void) => void;
+  atTurnEnd: (task: () => void) => void;
 }
 
 /**

@@ -4,8 +4,8 @@ import type { ResponseHeaders } from './response-headers';
 export type SendAtTurnEnd = (res: ServerResponse, status: number, headers: ResponseHeaders, body: Buffer) => void;
 
 /**
- * Sends finished responses together at the end of the event-loop turn (from `setImmediate`)
- * instead of one by one while the turn is still reading the requests that came in with them.
+ * Sends finished responses together at the end of the event-loop turn (the gateway's turn end,
+ * after the turn's reads are sent: turn-end.ts) instead of one by one while the turn is still reading the requests that came in with them.
  *
  * Why: a write to a socket does the reader's side of the TCP work and wakes the reader. Writes
  * interleaved with reads meet a client that is awake again for every response; a burst of writes

@@ -21,19 +21,8 @@ export function createTurnEnd(): TurnEnd {
 
   const run = () => {
     scheduled = false;
-    // A task that throws must not keep the others (and every later turn) from running.
-    for (const list of [reads, writes]) {
-      for (let i = 0; i < list.length; i++) {
-        try {
-          list[i]!();
-        } catch (err) {
-          queueMicrotask(() => {
-            throw err;
-          });
-        }
-      }
-      list.length = 0;
-    }
+    runAll(reads);
+    runAll(writes);
   };
   const schedule = () => {
     if (scheduled) return;
@@ -51,4 +40,18 @@ export function createTurnEnd(): TurnEnd {
       schedule();
     },
   };
+}
+
+/** Runs and empties a list; a task that throws does not keep the others (or later turns) from running. */
+function runAll(tasks: Array<() => void>): void {
+  for (let i = 0; i < tasks.length; i++) {
+    try {
+      tasks[i]!();
+    } catch (err) {
+      queueMicrotask(() => {
+        throw err;
+      });
+    }
+  }
+  tasks.length = 0;
 }

@@ -48,8 +48,13 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
     }
   };
 
+  /** The cache's answer, at once or as a promise; a store that throws at once gives a rejected promise, so callers handle one kind of failure. */
   const lookup = (environment: string, key: string): CacheLookup | Promise<CacheLookup> => {
-    if (!pendingInvalidation.has(environment)) return cache.lookup(environment, key);
+    try {
+      if (!pendingInvalidation.has(environment)) return cache.lookup(environment, key);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return cache.invalidate(environment).then(() => {
       pendingInvalidation.delete(environment);
       return cache.lookup(environment, key);
@@ -72,12 +77,14 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
     return parsed;
   };
 
+  // The last lookup given a rejection guard: the requests of a turn usually share one.
+  let guarded: Promise<CacheLookup> | undefined;
+
   /**
    * Runs just before the rate limiter: for a list with a valid query, starts the cache read so
    * that it overlaps the limiter's round trip, when the limiter needs one. Refuses nothing; an
    * invalid query is left for validation to report in its turn.
    */
-  let guarded: Promise<CacheLookup> | undefined;
   const prefetch: Step = function prefetchListCacheStep(req, _res, next) {
     const { ctx } = req;
     const route = ctx.route;
@@ -86,14 +93,8 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
       if (parsed) {
         const { query, key } = parsed;
         ctx.query = query;
-        let result: CacheLookup | Promise<CacheLookup>;
-        try {
-          result = lookup(ctx.environment, key);
-        } catch (err) {
-          result = Promise.reject(err);
-        }
-        // Awaited (and its failure handled) by the serve step, if the request gets that far. The
-        // requests of a turn usually share one lookup: it needs the guard once.
+        const result = lookup(ctx.environment, key);
+        // Awaited (and its failure handled) by the serve step, if the request gets that far.
         if (result instanceof Promise && result !== guarded) {
           guarded = result;
           result.catch(ignore);
@@ -200,12 +201,7 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
 
     const early = ctx.cacheLookup;
     const key = early?.key ?? normalisedQueryKey(ctx.query ?? {});
-    let found: CacheLookup | Promise<CacheLookup>;
-    try {
-      found = early ? early.result : lookup(ctx.environment, key);
-    } catch (err) {
-      return bypass(req, res, next, err);
-    }
+    const found = early ? early.result : lookup(ctx.environment, key);
     if (!(found instanceof Promise)) return answer(req, res, next, key, found);
     return found.then(
       (result) => answer(req, res, next, key, result),
