@@ -15,7 +15,7 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildOnce, builtEntry, freePort, GATEWAY_NODE_FLAGS } from './support/processes';
+import { buildOnce, builtEntry, freePort, startGateway } from './support/processes';
 import { requireWrk, runWrk, type WrkResult } from './support/wrk';
 
 const ROOT = join(__dirname, '..');
@@ -30,8 +30,8 @@ const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const children: ChildProcess[] = [];
 const tmp = mkdtempSync(join(tmpdir(), 'asg-bench-'));
 
-function startNode(script: string, env: Record<string, string>, ready: RegExp, nodeFlags: string[] = []): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [...nodeFlags, builtEntry(script)], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function startNode(script: string, env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [builtEntry(script)], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   return new Promise((resolve, reject) => {
@@ -146,18 +146,14 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
     ['memory-miss', { CACHE_TTL_SECONDS: '0' }],
     ['redis-miss', { REDIS_URL, REDIS_KEY_PREFIX: `asgbench:${process.pid}:m:`, CACHE_TTL_SECONDS: '0' }],
   ] as const) {
-    const port = await freePort();
-    const child = await startNode(
-      'gateway/main.ts',
-      { ...env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: join(tmp, `gw-${name}`), PRODUCTION_UPSTREAM: store, RATE_LIMIT_PER_MINUTE: '10000000', LOG_LEVEL: 'warn' },
-      /ready at/,
-      GATEWAY_NODE_FLAGS,
-    );
-    const url = `http://127.0.0.1:${port}`;
+    // As npm start and the Docker image run it (their Node flags), on a port of its choosing.
+    const gateway = await startGateway({ ...env, DATA_DIR: join(tmp, `gw-${name}`), PRODUCTION_UPSTREAM: store, RATE_LIMIT_PER_MINUTE: '10000000' });
+    children.push(gateway.child);
+    const { url } = gateway;
     const signup = await fetch(`${url}/portal/api/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `bench-${name}@example.com`, password: 'benchmark passphrase' }) });
     const cookie = signup.headers.get('set-cookie')!.split(';')[0]!;
     const { key } = await json(`${url}/portal/api/keys`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: '{"name":"bench"}' });
-    gateways[name] = { url, key, pid: child.pid! };
+    gateways[name] = { url, key, pid: gateway.pid };
   }
 
   const nginx = startNginx(storePort);
