@@ -1,5 +1,6 @@
 import { ApiError } from '../../lib/api-error';
 import type { ResponseHeaders } from '../response-headers';
+import { decimalText } from './decimal-text';
 import type { RateDecision, RateLimiter } from './rate-limiter';
 
 /**
@@ -14,7 +15,7 @@ export function policyHeader(limiter: RateLimiter): string {
 
 export function applyRateLimit(headers: ResponseHeaders, limiter: RateLimiter, policy: string, decision: RateDecision): void {
   headers.set('RateLimit-Policy', policy);
-  headers.set('RateLimit', `"${limiter.policy.name}";r=${decision.remaining};t=${decision.resetSeconds}`);
+  headers.set('RateLimit', `"${limiter.policy.name}";r=${decimalText(decision.remaining)};t=${decision.resetSeconds}`);
   if (!decision.allowed) {
     throw new ApiError('rate_limited', `Rate limit of ${limiter.policy.quota} requests per ${limiter.policy.windowSeconds} seconds exceeded; retry in ${decision.resetSeconds} s.`, {
       headers: { 'Retry-After': String(decision.resetSeconds) },
