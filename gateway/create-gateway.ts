@@ -11,6 +11,7 @@ import { migrateKeys } from '../keys/migrations';
 import { createRedisRevocationBus } from '../keys/redis-revocation-bus';
 import { createLocalRevocationBus, type RevocationBus } from '../keys/revocation-bus';
 import { createSessionService } from '../keys/session-service';
+import { schedulePurgeOfSessions } from '../keys/session-purge';
 import { createLogger, type Logger } from '../lib/logger';
 import { createRedis } from '../lib/redis';
 import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH } from '../openapi/document';
@@ -44,6 +45,8 @@ export interface GatewayOptions {
   /** Injectable clock (sunset, key expiry, sessions). */
   now?: () => Date;
   logger?: Logger;
+  /** How often expired sessions are deleted (default hourly; tests shorten it). */
+  sessionPurgeIntervalMs?: number;
 }
 
 export interface Gateway {
@@ -192,6 +195,12 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     if (redis) checks.redis = async () => void (await redis.publisher.ping());
     const accounts = createAccountService({ db });
     const sessions = createSessionService({ db, secret: secrets.sessionSecret, now });
+    const stopSessionPurge = schedulePurgeOfSessions(sessions, {
+      intervalMs: options.sessionPurgeIntervalMs,
+      onError: (err) => logger.warn({ err }, 'could not delete expired sessions; will retry'),
+      onPurged: (count) => count && logger.info({ count }, 'deleted expired sessions'),
+    });
+    closers.unshift(stopSessionPurge);
     const portalAssets = createPortalAssets();
     app.use(securityHeaders({ publicUrl }));
     app.use(healthRoutes(checks));

@@ -36,7 +36,7 @@ export interface TestGateway {
  * database: PGlite in a temp DATA_DIR, or its own PostgreSQL database when `database` says so.
  */
 export async function startTestGateway(
-  options: { env?: Record<string, string>; database?: 'pglite' | 'postgres'; logger?: Logger } = {},
+  options: { env?: Record<string, string>; database?: 'pglite' | 'postgres'; logger?: Logger; sessionPurgeIntervalMs?: number } = {},
 ): Promise<TestGateway> {
   const dataDir = tempDir('asg-gw-');
   let testDb: TestDatabase | undefined;
@@ -54,7 +54,11 @@ export async function startTestGateway(
     env.DATABASE_URL = testDb.settings.databaseUrl!;
   }
   const clock = createTestClock();
-  const gateway = createGateway(parseConfig({ ...env, ...options.env }), { now: clock.now, logger: options.logger });
+  const gateway = createGateway(parseConfig({ ...env, ...options.env }), {
+    now: clock.now,
+    logger: options.logger,
+    sessionPurgeIntervalMs: options.sessionPurgeIntervalMs,
+  });
   const { url } = await gateway.start();
   return {
     url,

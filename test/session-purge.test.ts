@@ -1,0 +1,40 @@
+import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pino } from 'pino';
+import { SESSION_LIFETIME_MS } from '../keys/session-service';
+import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
+
+/** The gateway deletes ended sessions by itself: the sessions table does not grow with every login for ever. */
+describe('expired portal sessions', () => {
+  let gateway: TestGateway;
+  const lines: Array<Record<string, unknown>> = [];
+
+  beforeAll(async () => {
+    const sink = new Writable({
+      write(chunk, _encoding, done) {
+        for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
+        done();
+      },
+    });
+    gateway = await startTestGateway({ logger: pino({ level: 'info' }, sink), sessionPurgeIntervalMs: 25 });
+  });
+
+  afterAll(async () => {
+    await gateway.stop();
+  });
+
+  test('when a session ended more than a day ago, then the gateway deletes it on its own schedule and its cookie stays refused', async () => {
+    const developer = await signUpDeveloper(gateway.url);
+    const keysPage = () => fetch(`${gateway.url}/portal/api/keys`, { headers: { origin: gateway.url, cookie: developer.cookie } });
+    expect((await keysPage()).status).toBe(200);
+    await sleep(100);
+    expect(lines.filter((l) => l.msg === 'deleted expired sessions')).toEqual([]);
+
+    gateway.clock.set(new Date(Date.now() + SESSION_LIFETIME_MS + 25 * 60 * 60 * 1000));
+    const deadline = Date.now() + 5000;
+    while (!lines.some((l) => l.msg === 'deleted expired sessions') && Date.now() < deadline) await sleep(10);
+
+    expect(lines.filter((l) => l.msg === 'deleted expired sessions')).toEqual([expect.objectContaining({ level: 30, count: 1 })]);
+    expect((await keysPage()).status).toBe(401);
+  });
+});
