@@ -7,6 +7,7 @@ import { createAccountService } from '../keys/account-service';
 import { createApiKeyService } from '../keys/api-key-service';
 import { createKeyVerifier } from '../keys/key-verifier';
 import { createLoginLimiter } from '../keys/login-limiter';
+import { createSignupLimiter } from '../keys/signup-limiter';
 import { migrateKeys } from '../keys/migrations';
 import { createRedisRevocationBus } from '../keys/redis-revocation-bus';
 import { createLocalRevocationBus, type RevocationBus } from '../keys/revocation-bus';
@@ -215,6 +216,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         sessions,
         apiKeys,
         loginLimiter: createLoginLimiter(),
+        signupLimiter: createSignupLimiter(),
         publicUrl,
         clock: now,
         logger,

@@ -1,5 +1,5 @@
-import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
-import { ApiError } from '../lib/api-error';
+import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
+import { consumeOrRefuse, type Limiter } from './limit-refusal';
 import { EMAIL_MAX_LENGTH, normalizeEmail } from './account-service';
 
 /**
@@ -22,8 +22,6 @@ export interface LoginAttempt {
   cancel(): Promise<void>;
 }
 
-type Limiter = Pick<RateLimiterAbstract, 'consume' | 'reward' | 'block' | 'delete'>;
-
 export interface LoginLimiterOptions {
   maxFailuresPerIp?: number;
   ipWindowSeconds?: number;
@@ -34,29 +32,6 @@ export interface LoginLimiterOptions {
 }
 
 const CONSECUTIVE_WINDOW_SECONDS = 24 * 60 * 60;
-
-function describeWait(seconds: number): string {
-  if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`;
-  const minutes = Math.ceil(seconds / 60);
-  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
-}
-
-function tooManyAttempts(res: RateLimiterRes, scope: string): ApiError {
-  const seconds = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-  return new ApiError('rate_limited', `Too many failed sign-in attempts ${scope}. Try again in ${describeWait(seconds)}.`, {
-    headers: { 'Retry-After': String(seconds) },
-  });
-}
-
-/** rate-limiter-flexible rejects with a RateLimiterRes when over the limit, with an Error when its store fails. */
-async function consumeOrRefuse(limiter: Limiter, key: string, scope: string): Promise<RateLimiterRes> {
-  try {
-    return await limiter.consume(key);
-  } catch (rejection) {
-    if (rejection instanceof RateLimiterRes) throw tooManyAttempts(rejection, scope);
-    throw rejection;
-  }
-}
 
 export function createLoginLimiter(options: LoginLimiterOptions = {}): LoginLimiter {
   const maxFailuresPerIp = options.maxFailuresPerIp ?? 100;
@@ -77,10 +52,10 @@ export function createLoginLimiter(options: LoginLimiterOptions = {}): LoginLimi
   return {
     async begin(email, ip) {
       const pairKey = `${normalizeEmail(email).slice(0, EMAIL_MAX_LENGTH)}|${ip}`;
-      await consumeOrRefuse(byIp, ip, 'from your network');
+      await consumeOrRefuse(byIp, ip, (wait) => `Too many failed sign-in attempts from your network. Try again in ${wait}.`);
       let pair: RateLimiterRes;
       try {
-        pair = await consumeOrRefuse(byEmailAndIp, pairKey, 'for this account');
+        pair = await consumeOrRefuse(byEmailAndIp, pairKey, (wait) => `Too many failed sign-in attempts for this account. Try again in ${wait}.`);
       } catch (err) {
         await byIp.reward(ip);
         throw err;

@@ -5,6 +5,7 @@ import type { Database } from '../db/database';
 import { createAccountService } from '../keys/account-service';
 import { createApiKeyService, type ApiKeyService } from '../keys/api-key-service';
 import { createLoginLimiter } from '../keys/login-limiter';
+import { createSignupLimiter } from '../keys/signup-limiter';
 import { migrateKeys } from '../keys/migrations';
 import { createLocalRevocationBus } from '../keys/revocation-bus';
 import { createSessionService } from '../keys/session-service';
@@ -49,6 +50,7 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
         sessions: createSessionService({ db, secret: 'errors-test-session-secret-0123456789abc' }),
         apiKeys,
         loginLimiter: createLoginLimiter(),
+        signupLimiter: createSignupLimiter(),
         publicUrl: PUBLIC_URL,
       }),
     );
@@ -205,6 +207,7 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
           sessions,
           apiKeys,
           loginLimiter: createLoginLimiter(),
+          signupLimiter: createSignupLimiter(),
           publicUrl: PUBLIC_URL,
           logger: { error: (obj) => logged.push(obj) },
         }),

@@ -6,6 +6,7 @@ import { createAccountService } from '../keys/account-service';
 import { createApiKeyService, type ApiKeyService } from '../keys/api-key-service';
 import { createKeyVerifier, type KeyVerifier } from '../keys/key-verifier';
 import { createLoginLimiter } from '../keys/login-limiter';
+import { createSignupLimiter } from '../keys/signup-limiter';
 import { migrateKeys } from '../keys/migrations';
 import { createLocalRevocationBus } from '../keys/revocation-bus';
 import { createSessionService } from '../keys/session-service';
@@ -81,6 +82,7 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
       sessions: createSessionService({ db, secret: SESSION_SECRET, now }),
       apiKeys,
       loginLimiter: createLoginLimiter(),
+      signupLimiter: createSignupLimiter(),
       clock: now,
     };
     portal = await startPortal({ ...deps, publicUrl: 'http://portal.test:8080' });
@@ -201,6 +203,31 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
         message: 'Too many failed sign-in attempts for this account. Try again in 15 minutes.',
         status: 429,
       });
+    });
+    test('when one address signs up more often than its hourly allowance, then 429 with Retry-After, and no account is made', async () => {
+      const limited = await startPortal({
+        accounts: createAccountService({ db }),
+        sessions: createSessionService({ db, secret: SESSION_SECRET, now }),
+        apiKeys,
+        loginLimiter: createLoginLimiter(),
+        signupLimiter: createSignupLimiter({ maxPerIp: 2 }),
+        clock: now,
+        publicUrl: 'http://portal.test:8080',
+      });
+      try {
+        for (const email of ['first-of-two@example.com', 'second-of-two@example.com']) {
+          expect((await post('/signup', { email, password: PASSWORD }, {}, limited.url)).status).toBe(201);
+        }
+        const res = await post('/signup', { email: 'third-of-two@example.com', password: PASSWORD }, {}, limited.url);
+        expect(res.status).toBe(429);
+        expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(59 * 60);
+        expect(Number(res.headers.get('retry-after'))).toBeLessThanOrEqual(60 * 60);
+        expect(res.headers.get('set-cookie')).toBeNull();
+        expect(await jsonOf(res)).toEqual({ code: 'rate_limited', message: 'Too many sign-ups from your network. Try again in 60 minutes.', status: 429 });
+        expect((await post('/login', { email: 'third-of-two@example.com', password: PASSWORD }, {}, limited.url)).status).toBe(401);
+      } finally {
+        await limited.close();
+      }
     });
   });
 

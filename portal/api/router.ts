@@ -5,6 +5,7 @@ import { requestIdOf } from '../../lib/request-id';
 import type { Account, AccountService } from '../../keys/account-service';
 import type { ApiKeyService, IssuedKey, KeySummary } from '../../keys/api-key-service';
 import type { LoginLimiter } from '../../keys/login-limiter';
+import type { SignupLimiter } from '../../keys/signup-limiter';
 import { SESSION_COOKIE_NAME, sessionCookieOptions, type SessionService } from '../../keys/session-service';
 import { serializeCookie } from './cookies';
 import { jsonBody, optionalNumberOrNull, optionalString, readFields, requiredString } from './json-body';
@@ -16,6 +17,7 @@ export interface PortalApiDeps {
   sessions: SessionService;
   apiKeys: Pick<ApiKeyService, 'issue' | 'list' | 'revoke'>;
   loginLimiter: LoginLimiter;
+  signupLimiter: SignupLimiter;
   /** The portal's public base URL: its origin is allowed for state-changing requests; https → `Secure` cookie. */
   publicUrl: string;
   clock?: () => Date;
@@ -77,7 +79,7 @@ function onlyMethods(...methods: string[]): RequestHandler {
  * state-changing requests only from the portal's own origin; every error an Error body.
  */
 export function createPortalApiRouter(deps: PortalApiDeps): Router {
-  const { accounts, sessions, apiKeys, loginLimiter } = deps;
+  const { accounts, sessions, apiKeys, loginLimiter, signupLimiter } = deps;
   const clock = deps.clock ?? (() => new Date());
   const cookieOptions = sessionCookieOptions(deps.publicUrl);
   const json = jsonBody({ limitBytes: PORTAL_API_BODY_LIMIT_BYTES });
@@ -110,6 +112,7 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
     .route('/signup')
     .post(json, async function signup(req, res) {
       const fields = readFields(req.body, ['email', 'password']);
+      await signupLimiter.admit(clientIp(req));
       const account = await accounts.signup(requiredString(fields, 'email'), requiredString(fields, 'password'));
       await startSession(req, res, account.id);
       res.status(201).json(accountBody(account));

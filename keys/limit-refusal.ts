@@ -1,0 +1,26 @@
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { ApiError } from '../lib/api-error';
+
+export type Limiter = Pick<RateLimiterAbstract, 'consume' | 'reward' | 'block' | 'delete'>;
+
+/** "42 seconds", "1 minute", "15 minutes": how long a refused client waits, in its own words. */
+export function describeWait(seconds: number): string {
+  if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+  const minutes = Math.ceil(seconds / 60);
+  return minutes === 1 ? '1 minute' : `${minutes} minutes`;
+}
+
+/**
+ * Takes one point of `key`, or throws 429 `rate_limited` with `Retry-After` and the message
+ * `refusal` makes of the wait. rate-limiter-flexible rejects with a RateLimiterRes when over the
+ * limit and with an Error when its store fails; the Error is passed on as it is.
+ */
+export async function consumeOrRefuse(limiter: Limiter, key: string, refusal: (wait: string) => string): Promise<RateLimiterRes> {
+  try {
+    return await limiter.consume(key);
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
+    throw new ApiError('rate_limited', refusal(describeWait(seconds)), { headers: { 'Retry-After': String(seconds) } });
+  }
+}
