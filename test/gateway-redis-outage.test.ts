@@ -1,5 +1,4 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
+import { captureLogs } from './support/captured-logs';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { startCountedPetStore } from './support/pet-store-upstream';
 import { freePort, startPrivateRedis } from './support/redis-server';
@@ -10,16 +9,10 @@ describe('when Redis goes away and comes back', () => {
     const port = await freePort();
     let redis = await startPrivateRedis(port);
     const upstream = await startCountedPetStore();
-    const lines: Array<{ level: number; msg: string }> = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        for (const line of String(chunk).trim().split('\n')) lines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const { lines, logger } = captureLogs<{ level: number; msg: string }>('info');
     let gw: TestGateway | undefined;
     try {
-      gw = await startTestGateway({ env: { REDIS_URL: redis.url, PRODUCTION_UPSTREAM: upstream.url }, logger: pino({ level: 'info' }, sink) });
+      gw = await startTestGateway({ env: { REDIS_URL: redis.url, PRODUCTION_UPSTREAM: upstream.url }, logger });
       const dev = await signUpDeveloper(gw.url);
       const list = () => fetch(`${gw!.url}/v1/pets`, { headers: { authorization: `Bearer ${dev.productionKey}` } });
       expect((await list()).headers.get('x-cache')).toBe('MISS');

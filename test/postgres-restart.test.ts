@@ -1,6 +1,5 @@
 import { Agent, request } from 'node:http';
-import { Writable } from 'node:stream';
-import pino from 'pino';
+import { captureLogs } from './support/captured-logs';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { startPrivatePostgres, type PrivatePostgres } from './support/postgres-server';
 
@@ -62,16 +61,10 @@ describe('when PostgreSQL crashes under traffic and restarts', () => {
   async function crashUnderTraffic(env: Record<string, string>): Promise<Scenario> {
     const pg: PrivatePostgres = await startPrivatePostgres();
     cleanups.push(() => pg.destroy());
-    const logs: Scenario['logs'] = [];
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        for (const line of String(chunk).trim().split('\n')) logs.push(JSON.parse(line));
-        done();
-      },
-    });
+    const { lines: logs, logger } = captureLogs<Scenario['logs'][number]>('warn');
     const gw: TestGateway = await startTestGateway({
       env: { DATABASE_URL: pg.url, RATE_LIMIT_PER_MINUTE: '1000000', UPSTREAM_TIMEOUT_MS: String(UPSTREAM_TIMEOUT_MS), ...env },
-      logger: pino({ level: 'warn' }, sink),
+      logger,
     });
     cleanups.push(() => gw.stop());
     const agent = new Agent({ keepAlive: true, maxSockets: 8 });

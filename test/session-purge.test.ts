@@ -1,22 +1,15 @@
-import { Writable } from 'node:stream';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { pino } from 'pino';
 import { SESSION_LIFETIME_MS } from '../keys/session-service';
+import { captureLogs } from './support/captured-logs';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 
 /** The gateway deletes ended sessions by itself: the sessions table does not grow with every login for ever. */
 describe('expired portal sessions', () => {
   let gateway: TestGateway;
-  const lines: Array<Record<string, unknown>> = [];
+  const { lines, logger } = captureLogs('info');
 
   beforeAll(async () => {
-    const sink = new Writable({
-      write(chunk, _encoding, done) {
-        for (const line of String(chunk).split('\n')) if (line) lines.push(JSON.parse(line));
-        done();
-      },
-    });
-    gateway = await startTestGateway({ logger: pino({ level: 'info' }, sink), sessionPurgeIntervalMs: 25 });
+    gateway = await startTestGateway({ logger, sessionPurgeIntervalMs: 25 });
   });
 
   afterAll(async () => {

@@ -1,16 +1,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { rmSync } from 'node:fs';
 import express from 'express';
-import pino from 'pino';
 import { expressErrorHandler, notFound } from '../gateway/express-errors';
 import { createFrontHandler } from '../gateway/front-handler';
 import { createPrometheusMetrics } from '../gateway/metrics/prometheus-metrics';
 import { composePipeline, type Step } from '../gateway/pipeline';
 import { pipelineErrorHandler } from '../gateway/pipeline-error-handler';
 import { logRequest } from '../gateway/steps/log-request';
+import { captureLogs } from './support/captured-logs';
 import { spawnUntilReady } from './support/child-process';
 import { tempDir } from './support/databases';
 import { signUpDeveloper } from './support/gateway-harness';
@@ -19,20 +18,10 @@ import { startRecordingUpstream } from './support/upstream-double';
 const INTERNAL_ERROR = { code: 'internal_error', message: 'An unexpected error occurred.', status: 500 };
 type LogLine = { level: number; msg?: string; requestId?: string; code?: string; status?: number; err?: { message?: string; stack?: string } };
 
-function captureLogs() {
-  const lines: LogLine[] = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).trim().split('\n')) lines.push(JSON.parse(line));
-      done();
-    },
-  });
-  return { lines, logger: pino({ level: 'info' }, sink) };
-}
 
 /** A bug in a pipeline step or a portal route: a generic 500 for the client, one log line with the details for us. */
 describe('when a request handler fails with an unexpected error', () => {
-  const { lines, logger } = captureLogs();
+  const { lines, logger } = captureLogs<LogLine>('info');
   let server: Server;
   let base: string;
 

@@ -1,6 +1,5 @@
 import { rmSync } from 'node:fs';
-import { Writable } from 'node:stream';
-import pino from 'pino';
+import { captureLogs } from './support/captured-logs';
 import { tempDir } from './support/databases';
 import { startGatedProxy } from './support/gated-proxy';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
@@ -43,12 +42,7 @@ describe('when the upstream process dies, comes back, or hangs', () => {
     port = await freePort();
     proxy = await startGatedProxy(`http://127.0.0.1:${port}`);
     const starting = spawnPetStore({ port, dataDir: storeDir }, 90_000); // both initialise a PGlite database: in parallel
-    const sink = new Writable({
-      write(chunk, _enc, done) {
-        for (const line of String(chunk).trim().split('\n')) lines.push(JSON.parse(line));
-        done();
-      },
-    });
+    const { logger } = captureLogs('info', lines);
     try {
       gw = await startTestGateway({
         env: {
@@ -58,7 +52,7 @@ describe('when the upstream process dies, comes back, or hangs', () => {
           UPSTREAM_TIMEOUT_MS: String(TIMEOUT_MS),
           CACHE_TTL_SECONDS: '0', // every list goes upstream: a cached list would hide the outage
         },
-        logger: pino({ level: 'info' }, sink),
+        logger,
       });
     } finally {
       store = await starting; // so afterAll can stop it whatever happened

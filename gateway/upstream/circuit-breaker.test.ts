@@ -1,21 +1,14 @@
-import { Writable } from 'node:stream';
-import pino from 'pino';
+import { captureLogs } from '../../test/support/captured-logs';
 import { createCircuitBreaker, type CircuitAdmission, type CircuitPermit } from './circuit-breaker';
 
 function setUp(options: { failureThreshold?: number; openMs?: number } = {}) {
   let time = 1_000_000;
-  const lines: Array<{ level: number; msg: string; environment?: string; downMs?: number }> = [];
-  const sink = new Writable({
-    write(chunk, _enc, done) {
-      for (const line of String(chunk).trim().split('\n')) lines.push(JSON.parse(line));
-      done();
-    },
-  });
+  const { lines, logger } = captureLogs<{ level: number; msg: string; environment?: string; downMs?: number }>('debug');
   const breaker = createCircuitBreaker({
     environment: 'production',
     failureThreshold: options.failureThreshold ?? 3,
     openMs: options.openMs ?? 5000,
-    logger: pino({ level: 'debug' }, sink),
+    logger,
     now: () => time,
   });
   return {
