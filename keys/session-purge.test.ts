@@ -2,20 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/database';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
+import { until } from '../test/support/until';
 import { migrateKeys } from './migrations';
 import { schedulePurgeOfSessions } from './session-purge';
 import { createSessionService, SESSION_LIFETIME_MS } from './session-service';
 
 const SECRET = 'session-purge-secret-0123456789abcdefghijkl';
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await sleep(10);
-  }
-}
 
 describe.each(testDatabaseKinds())('scheduled purge of sessions on %s', (kind) => {
   let testDb: TestDatabase;
@@ -49,21 +42,24 @@ describe.each(testDatabaseKinds())('scheduled purge of sessions on %s', (kind) =
 
     const stop = schedulePurgeOfSessions(sessions, { intervalMs: 30, onError: (err) => errors.push(err), onPurged: (n) => purged.push(n) });
     try {
-      await until(() => purged.length >= 1);
+      await until('the purge at start', () => purged.length >= 1, 5000);
       expect(purged[0]).toBe(1);
       expect(await stored()).not.toContain(long.sessionId);
       expect(await stored()).toContain(recent.sessionId);
 
       // Time passes: the next interval deletes the session that has since ended, with no restart.
       clock = new Date(clock.getTime() + SESSION_LIFETIME_MS + DAY_MS + 60_000);
-      await until(async () => !(await stored()).includes(recent.sessionId));
+      await until('the next interval to delete the session ended since', async () => !(await stored()).includes(recent.sessionId), 5000);
       expect(purged.filter((n) => n > 0)).toEqual([1, 1]);
       expect(errors).toEqual([]);
     } finally {
       await stop();
     }
   });
+});
 
+// The schedule itself, with a stand-in for the store: no database needed, so not once per database kind.
+describe('scheduled purge of sessions: the schedule', () => {
   test('reports a failed purge and tries again at the next interval; after stop it runs no more', async () => {
     const errors: unknown[] = [];
     let calls = 0;
@@ -75,7 +71,7 @@ describe.each(testDatabaseKinds())('scheduled purge of sessions on %s', (kind) =
       },
     };
     const stop = schedulePurgeOfSessions(failingOnce, { intervalMs: 20, onError: (err) => errors.push(err) });
-    await until(() => calls >= 2);
+    await until('the purge after the failed one', () => calls >= 2, 5000);
     await stop();
     expect(errors).toEqual([new Error('store unavailable')]);
     const callsAtStop = calls;

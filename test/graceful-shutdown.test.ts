@@ -7,6 +7,7 @@ import Redis from 'ioredis';
 import { redisTestUrl, tempDir } from './support/databases';
 import { signUpDeveloper } from './support/gateway-harness';
 import { spawnGateway, type GatewayProcess } from './support/gateway-process';
+import { until } from './support/until';
 import { startRecordingUpstream } from './support/upstream-double';
 
 const PET = { id: 1, name: 'Slowpoke', categoryId: 1, status: 'available' };
@@ -43,14 +44,6 @@ function tryConnect(port: number): Promise<string> {
     socket.once('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? err.message));
   });
 }
-
-const until = async (what: string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000) => {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-};
 
 const logLines = (p: GatewayProcess): Array<Record<string, unknown> & { msg?: string; level: number }> =>
   p

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SESSION_LIFETIME_MS } from '../keys/session-service';
 import { captureLogs } from './support/captured-logs';
+import { until } from './support/until';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 
 /** The gateway deletes ended sessions by itself: the sessions table does not grow with every login for ever. */
@@ -24,8 +25,7 @@ describe('expired portal sessions', () => {
     expect(lines.filter((l) => l.msg === 'deleted expired sessions')).toEqual([]);
 
     gateway.clock.set(new Date(Date.now() + SESSION_LIFETIME_MS + 25 * 60 * 60 * 1000));
-    const deadline = Date.now() + 5000;
-    while (!lines.some((l) => l.msg === 'deleted expired sessions') && Date.now() < deadline) await sleep(10);
+    await until('the purge log line', () => lines.some((l) => l.msg === 'deleted expired sessions'), 5000);
 
     expect(lines.filter((l) => l.msg === 'deleted expired sessions')).toEqual([expect.objectContaining({ level: 30, count: 1 })]);
     expect((await keysPage()).status).toBe(401);
