@@ -15,7 +15,7 @@ export function describeWait(seconds: number): string {
  * `refusal` makes of the wait. rate-limiter-flexible rejects with a RateLimiterRes when over the
  * limit and with an Error when its store fails; the Error is passed on as it is.
  */
-export async function consumeOrRefuse(limiter: Limiter, key: string, refusal: (wait: string) => string): Promise<RateLimiterRes> {
+export async function consumeOrRefuse(limiter: Pick<Limiter, 'consume'>, key: string, refusal: (wait: string) => string): Promise<RateLimiterRes> {
   try {
     return await limiter.consume(key);
   } catch (rejection) {

@@ -1,5 +1,5 @@
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { consumeOrRefuse, type Limiter } from './limit-refusal';
+import { consumeOrRefuse } from './limit-refusal';
 
 /**
  * Mass sign-up protection for the portal: at most `maxPerIp` sign-up attempts per `windowSeconds`
@@ -15,8 +15,6 @@ export interface SignupLimiter {
 export interface SignupLimiterOptions {
   maxPerIp?: number;
   windowSeconds?: number;
-  /** Builds the counter; memory by default, a store-backed limiter (Redis) when processes share limits. */
-  createLimiter?: (options: { keyPrefix: string; points: number; duration: number }) => Limiter;
 }
 
 export function createSignupLimiter(options: SignupLimiterOptions = {}): SignupLimiter {
@@ -25,8 +23,7 @@ export function createSignupLimiter(options: SignupLimiterOptions = {}): SignupL
   for (const [name, value] of Object.entries({ maxPerIp, windowSeconds })) {
     if (!Number.isInteger(value) || value < 1) throw new Error(`createSignupLimiter: ${name} must be a positive integer`);
   }
-  const createLimiter = options.createLimiter ?? ((o) => new RateLimiterMemory(o));
-  const byIp = createLimiter({ keyPrefix: 'signup_ip', points: maxPerIp, duration: windowSeconds });
+  const byIp = new RateLimiterMemory({ keyPrefix: 'signup_ip', points: maxPerIp, duration: windowSeconds });
   return {
     async admit(ip) {
       await consumeOrRefuse(byIp, ip, (wait) => `Too many sign-ups from your network. Try again in ${wait}.`);
