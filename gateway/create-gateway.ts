@@ -199,7 +199,9 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     const stopSessionPurge = schedulePurgeOfSessions(sessions, {
       intervalMs: options.sessionPurgeIntervalMs,
       onError: (err) => logger.warn({ err }, 'could not delete expired sessions; will retry'),
-      onPurged: (count) => count && logger.info({ count }, 'deleted expired sessions'),
+      onPurged: (count) => {
+        if (count > 0) logger.info({ count }, 'deleted expired sessions');
+      },
     });
     closers.unshift(stopSessionPurge);
     const portalAssets = createPortalAssets();
