@@ -35,7 +35,8 @@ export async function startPrivateRedis(port: number): Promise<{ url: string; st
     url,
     stop: () =>
       new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        // Killed by a signal, a process has no exit code: stopping it twice must not wait for a second exit.
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
         child.once('exit', () => resolve());
         child.kill('SIGKILL');
       }),
