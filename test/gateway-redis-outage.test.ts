@@ -1,3 +1,4 @@
+import { GENERATION_LEASE_MS } from '../gateway/cache/redis-list-cache';
 import { captureLogs } from './support/captured-logs';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { startCountedPetStore } from './support/pet-store-upstream';
@@ -19,6 +20,8 @@ describe('when Redis goes away and comes back', () => {
       expect((await list()).headers.get('x-cache')).toBe('HIT');
 
       await redis.stop();
+      // A generation lease granted just before holds its few ms; every lookup after it must bypass.
+      await new Promise((r) => setTimeout(r, GENERATION_LEASE_MS + 1));
       const during = [];
       for (let i = 0; i < 20; i++) during.push(await list());
       expect(during.map((r) => r.status)).toEqual(Array(20).fill(200));
@@ -43,6 +46,8 @@ describe('when Redis goes away and comes back', () => {
       await gw?.stop();
       await upstream.close();
       await redis.stop();
+      // A generation lease granted just before holds its few ms; every lookup after it must bypass.
+      await new Promise((r) => setTimeout(r, GENERATION_LEASE_MS + 1));
     }
   }, 60_000);
 });

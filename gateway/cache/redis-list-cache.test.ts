@@ -1,25 +1,35 @@
 import type Redis from 'ioredis';
 import { createRedis } from '../../lib/redis';
 import { createRedisListCache } from './redis-list-cache';
-import type { CachedResponse, ListCache } from './list-cache';
+import type { CachedResponse, CacheLookup, ListCache } from './list-cache';
 
 const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const entry = (body: string): CachedResponse => ({ storedAt: Date.now(), contentType: 'application/json', body: Buffer.from(body) });
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
-describe('Redis list cache: the process copy checked once per turn', () => {
+/** A lease long enough to observe; the gateway's is GENERATION_LEASE_MS. */
+const LEASE_MS = 300;
+
+describe('Redis list cache: the process copy, known current through a generation lease', () => {
   let redis: Redis;
   let other: Redis;
+  let monitor: Redis;
   let cache: ListCache;
   let otherProcess: ListCache;
   const prefix = `asgtest:${process.pid}:${Date.now()}:`;
+  /** Every command Redis ran on this test's keys, as MONITOR saw it. */
+  const commands: string[][] = [];
 
   beforeAll(async () => {
     redis = createRedis(REDIS_URL, { connectionName: 'list-cache-test' });
     other = createRedis(REDIS_URL, { connectionName: 'list-cache-test-other' });
     await Promise.all([redis.connect(), other.connect()]);
-    cache = createRedisListCache({ redis, prefix, ttlSeconds: 30 });
-    otherProcess = createRedisListCache({ redis: other, prefix, ttlSeconds: 30 });
+    monitor = await redis.duplicate().monitor();
+    monitor.on('monitor', (_time: string, args: string[]) => {
+      if (args.some((a) => a.startsWith(prefix))) commands.push(args);
+    });
+    cache = createRedisListCache({ redis, prefix, ttlSeconds: 30, generationLeaseMs: LEASE_MS });
+    otherProcess = createRedisListCache({ redis: other, prefix, ttlSeconds: 30, generationLeaseMs: LEASE_MS });
   });
 
   afterAll(async () => {
@@ -27,22 +37,66 @@ describe('Redis list cache: the process copy checked once per turn', () => {
     if (keys.length) await redis.del(...keys);
     redis.disconnect();
     other.disconnect();
+    monitor.disconnect();
   });
 
-  test('the lookups of one turn share one answer; the next turn asks Redis again and sees a create from another process', async () => {
+  const generationReads = () => commands.filter(([cmd, key]) => cmd!.toLowerCase() === 'get' && key === `${prefix}cache:production:gen`).length;
+
+  test('while the lease holds, hits come from the process copy at once, with no command to Redis; a create acknowledged by another process is seen by the next lookup', async () => {
     const first = await cache.lookup('production', 'limit=20');
     await cache.store('production', 'limit=20', first.generation, entry('[1]'));
+    await redis.ping(); // MONITOR has reported everything sent so far
+    const before = commands.length;
 
-    const a = cache.lookup('production', 'limit=20');
-    const b = cache.lookup('production', 'limit=20');
-    expect(a).toBeInstanceOf(Promise);
-    expect(b).toBe(a); // one promise for the turn, not one per request
-    expect((await a).entry?.body.toString()).toBe('[1]');
+    for (let turn = 0; turn < 20; turn++) {
+      for (let i = 0; i < 25; i++) {
+        const hit = cache.lookup('production', 'limit=20');
+        expect(hit).not.toBeInstanceOf(Promise);
+        expect((hit as CacheLookup).entry?.body.toString()).toBe('[1]');
+      }
+      await nextTurn();
+    }
+    await redis.ping();
+    expect(commands.slice(before)).toEqual([]); // 500 hits over 20 turns: not one command
 
-    await otherProcess.invalidate('production'); // a create acknowledged elsewhere
-    await nextTurn();
-    const c = cache.lookup('production', 'limit=20');
-    expect(c).not.toBe(a);
-    expect((await c).entry).toBeUndefined();
+    // A create elsewhere: its 201 waits until no lease granted before its increment still holds.
+    const started = performance.now();
+    await otherProcess.invalidate('production');
+    expect(performance.now() - started).toBeGreaterThanOrEqual(LEASE_MS);
+    const after = await cache.lookup('production', 'limit=20');
+    expect(after.entry).toBeUndefined();
+    expect(after.generation).not.toBe(first.generation);
+  });
+
+  test('when the lease runs out under steady lookups, then it is renewed ahead by one read, not one per turn', async () => {
+    const first = await cache.lookup('production', 'limit=50');
+    await cache.store('production', 'limit=50', first.generation, entry('[2]'));
+    const readsBefore = generationReads();
+    const until = performance.now() + 2.5 * LEASE_MS;
+    let turns = 0;
+    let waited = 0;
+    while (performance.now() < until) {
+      const found = cache.lookup('production', 'limit=50');
+      if (found instanceof Promise) waited++;
+      expect((await found).entry?.body.toString()).toBe('[2]');
+      await nextTurn();
+      turns++;
+    }
+    await redis.ping();
+    const reads = generationReads() - readsBefore;
+    expect(turns).toBeGreaterThan(50);
+    // One read per half lease at most (2.5 leases: 5, plus the one that may be in flight), whatever the turns.
+    expect(reads).toBeGreaterThanOrEqual(1);
+    expect(reads).toBeLessThanOrEqual(6);
+    expect(waited).toBeLessThanOrEqual(1);
+  });
+
+  test('when the increment fails (Redis away), then the create still waits out the leases before it reports the failure', async () => {
+    const away = createRedis(REDIS_URL, { connectionName: 'list-cache-test-away' }); // never connected: commands fail at once
+    const creating = createRedisListCache({ redis: away, prefix, ttlSeconds: 30, generationLeaseMs: LEASE_MS });
+    const started = performance.now();
+    await expect(creating.invalidate('production')).rejects.toThrow(/writeable/);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(LEASE_MS);
+    away.disconnect();
   });
 });

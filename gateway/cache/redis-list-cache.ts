@@ -2,13 +2,18 @@ import { randomInt } from 'node:crypto';
 import { Command, type Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
 import type { CacheLookup, CachedResponse, ListCache } from './list-cache';
-import { readOncePerTurn } from './read-once-per-turn';
+import { createGenerationLeases, waitOutLeases } from './generation-lease';
 
 const NEWLINE = 0x0a;
 /** Long enough for one upstream list call; short enough that a crashed filler blocks nobody for long. */
 const FILL_LOCK_MS = 2000;
 /** Bytes of entries each process keeps a copy of. */
 const LOCAL_COPY_BYTES = 32 * 1024 * 1024;
+/**
+ * How long a generation read is trusted, and so how long a create waits before its 201 (see
+ * generation-lease.ts): a few ms on a create that takes tens, against a round trip per turn of hits.
+ */
+export const GENERATION_LEASE_MS = 10;
 
 interface EntryHeader {
   g: number;
@@ -22,7 +27,9 @@ interface LocalCopy {
   generation: number;
   expiresAt: number;
   entry: CachedResponse;
-  /** The turn's generation read this copy was last checked against, and the lookup built on it. */
+  /** The lookup answered while a generation lease holds: one object, not one per hit. */
+  hit: CacheLookup;
+  /** The generation read in flight this copy was last checked against, and the lookup built on it. */
   checkedAgainst?: Promise<number>;
   checked?: Promise<CacheLookup>;
 }
@@ -34,9 +41,11 @@ interface LocalCopy {
  *   {prefix}cache:{env}:fill:{query}  short NX lock (value: the generation) for cross-process single flight
  *
  * Each process also keeps a copy of the entries it has read or stored, tagged with their
- * generation. A hit on a copy costs one small read of the generation counter, shared by all the
- * requests of an event-loop turn, instead of moving the body out of Redis per request; a create in
- * any process bumps the counter, so the next lookup everywhere reads the entry afresh.
+ * generation, and knows the current generation through a short lease (generation-lease.ts): a hit
+ * on a copy usually costs no round trip, and at most one small read of the counter shared by a
+ * turn's requests, instead of moving the body out of Redis per request. A create in any process
+ * bumps the counter and waits out the lease before its 201, so every lookup after it, anywhere,
+ * reads the entry afresh.
  */
 export function createRedisListCache(options: {
   redis: Redis;
@@ -44,26 +53,41 @@ export function createRedisListCache(options: {
   ttlSeconds: number;
   /** Where the turn's generation read is sent from: before the turn's writes (turn-end.ts). */
   atTurnEnd?: (task: () => void) => void;
+  /** GENERATION_LEASE_MS unless a test needs a lease long enough to observe. */
+  generationLeaseMs?: number;
 }): ListCache {
   const { redis, prefix } = options;
   const ttlMs = options.ttlSeconds * 1000;
+  const leaseMs = options.generationLeaseMs ?? GENERATION_LEASE_MS;
   const genKey = (env: string) => `${prefix}cache:${env}:gen`;
   const entryKey = (env: string, key: string) => `${prefix}cache:${env}:q:${key}`;
   const fillKey = (env: string, key: string) => `${prefix}cache:${env}:fill:${key}`;
   const copies = new LRUCache<string, LocalCopy>({ maxSize: LOCAL_COPY_BYTES, sizeCalculation: (copy) => copy.entry.body.length + 256 });
-  // Sent at once from the turn's end (no auto-pipelining queue, which would hold it for one more turn).
-  const readGeneration = readOncePerTurn((env) => {
-    const command = new Command('get', [genKey(env)], { replyEncoding: 'utf8' });
-    redis.sendCommand(command);
-    return (command.promise as Promise<string | null>).then((gen) => Number(gen ?? 0));
-  }, options.atTurnEnd);
+  const generations = createGenerationLeases({
+    leaseMs,
+    atTurnEnd: options.atTurnEnd,
+    // Sent at once (no auto-pipelining queue, which would hold it for one more turn).
+    read(env) {
+      const command = new Command('get', [genKey(env)], { replyEncoding: 'utf8' });
+      redis.sendCommand(command);
+      return (command.promise as Promise<string | null>).then((gen) => Number(gen ?? 0));
+    },
+  });
 
   const keep = (environment: string, key: string, generation: number, entry: CachedResponse) =>
-    copies.set(`${environment} ${key}`, { generation, expiresAt: entry.storedAt + ttlMs, entry });
+    copies.set(`${environment} ${key}`, {
+      generation,
+      expiresAt: entry.storedAt + ttlMs,
+      entry,
+      hit: Object.freeze({ generation, filling: false, entry }),
+    });
 
   async function readEntry(environment: string, key: string): Promise<CacheLookup> {
+    const sentAt = performance.now();
     const [gen, raw, fill] = await redis.mgetBuffer(genKey(environment), entryKey(environment, key), fillKey(environment, key));
     const generation = gen ? Number(gen.toString()) : 0;
+    // The entry's read is a generation read too: without it, the copy it makes would not match an older lease's generation.
+    generations.observe(environment, generation, sentAt);
     const filling = fill != null && Number(fill.toString()) === generation;
     if (!raw) return { generation, filling };
     const split = raw.indexOf(NEWLINE);
@@ -78,12 +102,13 @@ export function createRedisListCache(options: {
     lookup(environment, key) {
       const copy = copies.get(`${environment} ${key}`);
       if (!copy || Date.now() >= copy.expiresAt) return readEntry(environment, key);
-      // The requests of one turn share the generation read, and so the lookup built on it: no promise per request.
-      const generation = readGeneration(environment);
+      const generation = generations.current(environment);
+      if (typeof generation === 'number') return generation === copy.generation ? copy.hit : readEntry(environment, key);
+      // The requests waiting for one generation read share the lookup built on it: no promise per request.
       if (copy.checkedAgainst !== generation) {
         copy.checkedAgainst = generation;
         copy.checked = generation.then((current) =>
-          current === copy.generation ? { generation: current, filling: false, entry: copy.entry } : readEntry(environment, key),
+          current === copy.generation ? copy.hit : readEntry(environment, key),
         );
       }
       return copy.checked!;
@@ -98,7 +123,13 @@ export function createRedisListCache(options: {
     async invalidate(environment) {
       // A counter Redis has lost (restart, flush, eviction) starts again at a random value, never at
       // 0: a copy tagged with a generation from before cannot match a later one by coincidence.
-      await Promise.all([redis.set(genKey(environment), randomInt(2 ** 40), 'NX'), redis.incr(genKey(environment))]);
+      try {
+        await Promise.all([redis.set(genKey(environment), randomInt(2 ** 40), 'NX'), redis.incr(genKey(environment))]);
+      } finally {
+        // Until the leases granted before the increment have run out, other processes may still serve the old
+        // generation. A failed increment waits too: leases granted before Redis went away hold their few ms.
+        await waitOutLeases(leaseMs);
+      }
     },
     async claimFill(environment, key, generation) {
       const claimed = await redis.set(fillKey(environment, key), String(generation), 'PX', FILL_LOCK_MS, 'NX');
