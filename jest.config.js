@@ -9,4 +9,7 @@ module.exports = {
   // Integration tests start real servers and databases; two workers match the machine's two cores.
   maxWorkers: 2,
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
+  // A Redis and a PostgreSQL for the whole run: the machine's own, or private ones started when those do not answer.
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  globalTeardown: '<rootDir>/test/support/global-teardown.ts',
 };

@@ -1,9 +1,10 @@
 import type Redis from 'ioredis';
 import { createRedis } from '../../lib/redis';
+import { redisTestUrl } from '../../test/support/databases';
 import { createRedisListCache } from './redis-list-cache';
 import type { CachedResponse, CacheLookup, ListCache } from './list-cache';
 
-const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+const REDIS_URL = redisTestUrl();
 const entry = (body: string): CachedResponse => ({ storedAt: Date.now(), contentType: 'application/json', body: Buffer.from(body) });
 const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 

@@ -8,8 +8,8 @@ import { openPglite } from '../../db/pglite-database';
 import { openPostgres } from '../../db/postgres-database';
 
 /**
- * A fresh, isolated store for one test file. PGlite always; PostgreSQL too when
- * TEST_DATABASE_URL is set (CI sets it) — each gets its own throw-away database.
+ * A fresh, isolated store for one test file: PGlite, and a throw-away database on the test
+ * PostgreSQL server (TEST_DATABASE_URL; the global setup makes sure one answers).
  */
 export interface TestDatabase {
   name: 'pglite' | 'postgres';
@@ -19,8 +19,9 @@ export interface TestDatabase {
   destroy(): Promise<void>;
 }
 
+/** Every database kind the product runs on: tests that touch the store run once on each. */
 export function testDatabaseKinds(): Array<'pglite' | 'postgres'> {
-  return process.env.TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+  return ['pglite', 'postgres'];
 }
 
 /** The PostgreSQL server tests create their throw-away databases on (CI and this machine run one locally). */
