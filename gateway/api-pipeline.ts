@@ -25,6 +25,8 @@ export interface ApiPipelineOptions {
   environment: Environment;
   prefix: string;
   upstreamUrl: string;
+  /** The upstream's own credential (an embedded store's token); undefined for a remote upstream. */
+  upstreamToken?: string;
   publicUrl: string;
   upstreamTimeoutMs: number;
   /** This environment's own: one upstream's outage never refuses the other environment's requests. */
@@ -58,6 +60,7 @@ export function createApiPipeline(o: ApiPipelineOptions) {
   const onError = pipelineErrorHandler(o.logger);
   const proxy = proxyToUpstream({
     upstreamUrl: o.upstreamUrl,
+    upstreamToken: o.upstreamToken,
     timeoutMs: o.upstreamTimeoutMs,
     links: createLinkRewriter({ upstreamUrl: o.upstreamUrl, publicUrl: o.publicUrl, prefix: o.prefix }),
     breaker: o.circuitBreaker,

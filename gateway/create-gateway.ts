@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
@@ -104,15 +105,19 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     const operations = compileOperations(document);
 
     const upstreams = {} as Record<Environment, string>;
+    // The embedded stores answer only this process: other processes on the host cannot reach them past the gateway.
+    const storeToken = randomBytes(32).toString('base64url');
+    const upstreamTokens: Partial<Record<Environment, string>> = {};
     for (const environment of ['production', 'staging'] as const) {
       const remote = config.upstreams[environment];
       if (remote) {
         upstreams[environment] = remote;
         continue;
       }
-      const store: RunningPetStore = await startPetStore({ db, schema: `petstore_${environment}`, operations });
+      const store: RunningPetStore = await startPetStore({ db, schema: `petstore_${environment}`, operations, gatewayToken: storeToken });
       closers.unshift(() => store.close());
       upstreams[environment] = store.url;
+      upstreamTokens[environment] = storeToken;
     }
 
     const redis = config.redisUrl ? await connectRedis(config.redisUrl, closers) : undefined;
@@ -173,6 +178,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         environment,
         prefix: PREFIXES[environment],
         upstreamUrl: upstreams[environment],
+        upstreamToken: upstreamTokens[environment],
         publicUrl,
         upstreamTimeoutMs: config.upstreamTimeoutMs,
         circuitBreaker: createCircuitBreaker({ environment, failureThreshold: config.circuitFailureThreshold, openMs: config.circuitOpenMs, logger }),

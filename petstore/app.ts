@@ -3,6 +3,7 @@ import { ApiError } from '../lib/api-error';
 import { readJsonBody } from '../lib/read-json-body';
 import { renderError } from '../lib/render-error';
 import type { ApiOperation, OperationTable } from '../openapi/operations';
+import { requireGatewayToken } from './gateway-token';
 import type { NewPet, PetRepository, PetStatus } from './pet-repository';
 
 type Handler = (ctx: { req: Request; res: Response; query: Record<string, unknown>; params: Record<string, unknown>; body: unknown }) => Promise<void>;
@@ -11,13 +12,15 @@ export interface PetStoreDeps {
   pets: PetRepository;
   /** Compiled from the public OpenAPI document: the store validates with the same contract as the gateway. */
   operations: OperationTable;
+  /** Set when the store is embedded in a gateway: only requests carrying it are answered. Unset for the standalone store. */
+  gatewayToken?: string;
 }
 
 /**
  * The embedded pet store: a plain HTTP service with paths relative to its own root
  * (`/pets`, `/messages`). The gateway reaches it over loopback like any other upstream.
  */
-export function createPetStoreApp({ pets, operations }: PetStoreDeps): express.Express {
+export function createPetStoreApp({ pets, operations, gatewayToken }: PetStoreDeps): express.Express {
   const handlers: Record<string, Handler> = {
     async listPets({ res, query }) {
       const limit = query.limit as number;
@@ -50,6 +53,7 @@ export function createPetStoreApp({ pets, operations }: PetStoreDeps): express.E
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
+  if (gatewayToken !== undefined) app.use(requireGatewayToken(gatewayToken));
   app.use(async function dispatchOperation(req, res) {
     try {
       const url = new URL(req.originalUrl, 'http://store');

@@ -14,9 +14,17 @@ export interface RunningPetStore {
 }
 
 /** Migrates the store's schema and serves it on loopback (port 0 = any free port). */
-export async function startPetStore(options: { db: Database; schema: string; operations: OperationTable; host?: string; port?: number }): Promise<RunningPetStore> {
+export async function startPetStore(options: {
+  db: Database;
+  schema: string;
+  operations: OperationTable;
+  host?: string;
+  port?: number;
+  /** The embedding gateway's token, required on every request (see gateway-token.ts). */
+  gatewayToken?: string;
+}): Promise<RunningPetStore> {
   await migrate(options.db, options.schema, petstoreMigrations);
-  const app = createPetStoreApp({ pets: createPetRepository(options.db, options.schema), operations: options.operations });
+  const app = createPetStoreApp({ pets: createPetRepository(options.db, options.schema), operations: options.operations, gatewayToken: options.gatewayToken });
   const host = options.host ?? '127.0.0.1';
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(options.port ?? 0, host, (err?: Error) => (err ? reject(err) : resolve(s)));

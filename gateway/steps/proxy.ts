@@ -10,6 +10,8 @@ import type { LinkRewriter } from '../upstream-links';
 
 export interface ProxyOptions {
   upstreamUrl: string;
+  /** Sent as the upstream's bearer credential (an embedded store's token, see petstore/gateway-token.ts). */
+  upstreamToken?: string;
   /** No response headers within this time → 504. */
   timeoutMs: number;
   links: LinkRewriter;
@@ -36,8 +38,9 @@ type ProxiedRequest = GatewayRequest & { [TIMED_OUT]?: boolean; [CALL]?: Upstrea
  * a keep-alive agent. Refused or broken connections become 502, silence becomes 504, and while
  * the circuit breaker is open the upstream is spared: 503 at once.
  */
-export function proxyToUpstream({ upstreamUrl, timeoutMs, links, breaker, metrics, onError }: ProxyOptions): { step: Step; close(): void } {
+export function proxyToUpstream({ upstreamUrl, upstreamToken, timeoutMs, links, breaker, metrics, onError }: ProxyOptions): { step: Step; close(): void } {
   const target = new URL(upstreamUrl);
+  const upstreamAuthorization = upstreamToken === undefined ? undefined : `Bearer ${upstreamToken}`;
   const agentOptions = { keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 30_000, scheduling: 'lifo' as const };
   const agent = target.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
 
@@ -63,6 +66,7 @@ export function proxyToUpstream({ upstreamUrl, timeoutMs, links, breaker, metric
         const { ctx } = req;
         // The client's key is for us; upstreams learn who called from our headers instead.
         proxyReq.removeHeader('authorization');
+        if (upstreamAuthorization) proxyReq.setHeader('authorization', upstreamAuthorization);
         proxyReq.setHeader('x-request-id', ctx.requestId);
         if (ctx.keyId) proxyReq.setHeader('x-api-key-id', ctx.keyId);
         if (ctx.accountId) proxyReq.setHeader('x-consumer-id', ctx.accountId);

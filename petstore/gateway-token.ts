@@ -1,0 +1,27 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { RequestHandler } from 'express';
+import { ApiError } from '../lib/api-error';
+import { renderError } from '../lib/render-error';
+
+/** Long enough that guessing it is hopeless: the gateway draws 32 random bytes. */
+const MIN_TOKEN_LENGTH = 32;
+
+/**
+ * The embedded store listens on loopback, where any process on the host could reach it and skip
+ * the gateway's keys, limits and validation: it answers only requests that carry its gateway's
+ * token as their bearer credential, and refuses the rest with 401.
+ */
+export function requireGatewayToken(token: string): RequestHandler {
+  if (token.length < MIN_TOKEN_LENGTH) throw new RangeError(`the gateway token must have at least ${MIN_TOKEN_LENGTH} characters`);
+  // Digests of both sides: equal lengths for the constant-time comparison, whatever was sent.
+  const expected = digest(`Bearer ${token}`);
+  return function requireGatewayTokenStep(req, res, next) {
+    const given = req.headers.authorization;
+    if (given !== undefined && timingSafeEqual(digest(given), expected)) return next();
+    renderError(res, new ApiError('unauthorized', 'This pet store answers only its gateway.'));
+  };
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
