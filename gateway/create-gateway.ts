@@ -107,6 +107,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     const upstreams = {} as Record<Environment, string>;
     // The embedded stores answer only this process: other processes on the host cannot reach them past the gateway.
     const storeToken = randomBytes(32).toString('base64url');
+    // Apart from `upstreams`, which the start-up log line shows: the token must never be logged.
     const upstreamTokens: Partial<Record<Environment, string>> = {};
     for (const environment of ['production', 'staging'] as const) {
       const remote = config.upstreams[environment];

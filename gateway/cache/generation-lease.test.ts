@@ -21,6 +21,13 @@ function harness(leaseMs = 10) {
     endTurn: () => turnEnd.splice(0).forEach((task) => task()),
     /** Lets the read's `then` handlers run. */
     settle: () => new Promise((resolve) => setImmediate(resolve)),
+    /** A first read of production, sent at the turn's end and answered at once: a lease from now. */
+    async grant(generation: number) {
+      const first = leases.current('production');
+      turnEnd.splice(0).forEach((task) => task());
+      sent.at(-1)!.answer(generation);
+      expect(await first).toBe(generation);
+    },
   };
 }
 
@@ -42,10 +49,7 @@ describe('generation leases', () => {
 
   test('while the lease holds, then the generation is known at once and nothing is read', async () => {
     const h = harness(10);
-    const first = h.leases.current('production');
-    h.endTurn();
-    h.sent[0]!.answer(7);
-    await first;
+    await h.grant(7);
     h.advance(4);
     expect(h.leases.current('production')).toBe(7);
     h.endTurn();
@@ -68,10 +72,7 @@ describe('generation leases', () => {
 
   test('when half the lease has gone, then one read is sent at the turn end while the generation is still answered at once; its answer extends the lease', async () => {
     const h = harness(10);
-    const first = h.leases.current('production');
-    h.endTurn();
-    h.sent[0]!.answer(7);
-    await first;
+    await h.grant(7);
     h.advance(6);
     expect(h.leases.current('production')).toBe(7);
     expect(h.leases.current('production')).toBe(7);
@@ -130,10 +131,7 @@ describe('generation leases', () => {
     h.sent[0]!.fail(new Error('Redis is away'));
     expect((await Promise.allSettled([a, b])).map((r) => r.status)).toEqual(['rejected', 'rejected']);
 
-    const c = h.leases.current('production');
-    h.endTurn();
-    h.sent[1]!.answer(7);
-    await c;
+    await h.grant(7); // the next request reads again, and gets a lease
     h.advance(6);
     expect(h.leases.current('production')).toBe(7);
     h.endTurn();

@@ -107,9 +107,7 @@ export function createRedisListCache(options: {
       // The requests waiting for one generation read share the lookup built on it: no promise per request.
       if (copy.checkedAgainst !== generation) {
         copy.checkedAgainst = generation;
-        copy.checked = generation.then((current) =>
-          current === copy.generation ? copy.hit : readEntry(environment, key),
-        );
+        copy.checked = generation.then((current) => (current === copy.generation ? copy.hit : readEntry(environment, key)));
       }
       return copy.checked!;
     },
