@@ -119,9 +119,9 @@ export function createGenerationLeases({ read, leaseMs, atTurnEnd = setImmediate
  * answered, by the monotonic clock. Not a single timer: a timer's start is the event loop's cached
  * time, which can lag the real time by a whole turn.
  */
-export async function waitOutLeases(leaseMs: number, now: () => number = () => performance.now()): Promise<void> {
-  const until = now() + leaseMs;
-  for (let left = leaseMs; left > 0; left = until - now()) {
+export async function waitOutLeases(leaseMs: number): Promise<void> {
+  const until = performance.now() + leaseMs;
+  for (let left = leaseMs; left > 0; left = until - performance.now()) {
     await new Promise((resolve) => setTimeout(resolve, Math.ceil(left)));
   }
 }

@@ -1,8 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import Redis from 'ioredis';
 import { Client } from 'pg';
 import { postgresBinDir, startPrivatePostgres } from './postgres-server';
-import { freePort, startPrivateRedis } from './redis-server';
+import { freePort, redisAnswers, startPrivateRedis } from './redis-server';
 
 export interface LocalServices {
   redisUrl: string;
@@ -64,19 +63,6 @@ function installed(command: string): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-async function redisAnswers(url: string): Promise<boolean> {
-  const probe = new Redis(url, { lazyConnect: true, connectTimeout: 1000, retryStrategy: () => null, maxRetriesPerRequest: 0 });
-  probe.on('error', () => {});
-  try {
-    await probe.connect();
-    return (await probe.ping()) === 'PONG';
-  } catch {
-    return false;
-  } finally {
-    probe.disconnect();
   }
 }
 
