@@ -36,6 +36,22 @@ describe('parseConfig', () => {
     expect(parseConfig({ NODE_ENV: 'production', SESSION_SECRET: secret, KEY_HASH_SECRET: secret }).sessionSecret).toBe(secret);
   });
 
+  test('when an upstream token is set with its upstream, then it is parsed for that environment only', () => {
+    const token = 't'.repeat(32);
+    const config = parseConfig({ PRODUCTION_UPSTREAM: 'https://pets.example.com', PRODUCTION_UPSTREAM_TOKEN: token });
+    expect(config.upstreamTokens).toEqual({ production: token, staging: undefined });
+    expect(parseConfig({}).upstreamTokens).toEqual({ production: undefined, staging: undefined });
+  });
+
+  test('when an upstream token is set without its upstream, or is shorter than 32 characters, then each is named', () => {
+    expect(() => parseConfig({ STAGING_UPSTREAM_TOKEN: 't'.repeat(32) })).toThrow(
+      new ConfigError(['STAGING_UPSTREAM_TOKEN: set only with STAGING_UPSTREAM (an embedded store gets a token drawn at start)']),
+    );
+    expect(() => parseConfig({ PRODUCTION_UPSTREAM: 'https://pets.example.com', PRODUCTION_UPSTREAM_TOKEN: 'short' })).toThrow(
+      new ConfigError(['PRODUCTION_UPSTREAM_TOKEN: must be at least 32 characters']),
+    );
+  });
+
   test('when PUBLIC_URL has a trailing slash, then it is dropped so links join cleanly', () => {
     expect(parseConfig({ PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe('https://api.example.com');
   });

@@ -38,6 +38,8 @@ const envSchema = z.object({
   REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'letters, digits, ":", "_" or "-" only').default('asg:'),
   PRODUCTION_UPSTREAM: optionalUrl(['http', 'https']),
   STAGING_UPSTREAM: optionalUrl(['http', 'https']),
+  PRODUCTION_UPSTREAM_TOKEN: secret,
+  STAGING_UPSTREAM_TOKEN: secret,
   CACHE_TTL_SECONDS: int(30, 0, 86_400),
   RATE_LIMIT_PER_MINUTE: int(600, 1, 10_000_000),
   ANONYMOUS_RATE_LIMIT_PER_MINUTE: int(60, 1, 10_000_000),
@@ -77,6 +79,11 @@ export interface Config {
   /** Namespaces every Redis key and channel, so several deployments (or test runs) can share one Redis. */
   readonly redisKeyPrefix: string;
   readonly upstreams: { readonly production?: string; readonly staging?: string };
+  /**
+   * Bearer credentials the gateway sends to remote upstreams, so an upstream can refuse anyone
+   * else (the standalone store's PETSTORE_GATEWAY_TOKEN). Embedded stores draw their own.
+   */
+  readonly upstreamTokens: { readonly production?: string; readonly staging?: string };
   readonly cacheTtlSeconds: number;
   readonly rateLimitPerMinute: number;
   /** Requests per client IP per minute that carry no valid key. */
@@ -117,6 +124,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       if (!parsed.data[name]) problems.push(`${name}: required when NODE_ENV=production (at least 32 characters)`);
     }
   }
+  if (parsed.success) {
+    for (const [token, upstream] of [
+      ['PRODUCTION_UPSTREAM_TOKEN', 'PRODUCTION_UPSTREAM'],
+      ['STAGING_UPSTREAM_TOKEN', 'STAGING_UPSTREAM'],
+    ] as const) {
+      if (parsed.data[token] && !parsed.data[upstream]) problems.push(`${token}: set only with ${upstream} (an embedded store gets a token drawn at start)`);
+    }
+  }
   if (!parsed.success || problems.length) throw new ConfigError(problems);
   const e = parsed.data;
   return Object.freeze({
@@ -128,6 +143,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     redisUrl: e.REDIS_URL,
     redisKeyPrefix: e.REDIS_KEY_PREFIX,
     upstreams: Object.freeze({ production: e.PRODUCTION_UPSTREAM, staging: e.STAGING_UPSTREAM }),
+    upstreamTokens: Object.freeze({ production: e.PRODUCTION_UPSTREAM_TOKEN, staging: e.STAGING_UPSTREAM_TOKEN }),
     cacheTtlSeconds: e.CACHE_TTL_SECONDS,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     anonymousRateLimitPerMinute: e.ANONYMOUS_RATE_LIMIT_PER_MINUTE,

@@ -113,6 +113,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
       const remote = config.upstreams[environment];
       if (remote) {
         upstreams[environment] = remote;
+        upstreamTokens[environment] = config.upstreamTokens[environment];
         continue;
       }
       const store: RunningPetStore = await startPetStore({ db, schema: `petstore_${environment}`, operations, gatewayToken: storeToken });

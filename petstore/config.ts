@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { MIN_GATEWAY_TOKEN_LENGTH } from './gateway-token';
 
 /** The standalone pet store's own settings (when run without the gateway). */
 const schema = z.object({
@@ -8,9 +9,15 @@ const schema = z.object({
   PETSTORE_SCHEMA: z.string().regex(/^[a-z_][a-z0-9_]{0,62}$/, 'must be a lower-case SQL identifier').default('petstore_production'),
   DATA_DIR: z.string().min(1).default('./data/petstore'),
   DATABASE_URL: z.string().url().optional().or(z.literal('').transform(() => undefined)),
+  // The gateway's PRODUCTION_UPSTREAM_TOKEN / STAGING_UPSTREAM_TOKEN: set, the store answers only requests carrying it.
+  PETSTORE_GATEWAY_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .refine((v) => v === undefined || v.length >= MIN_GATEWAY_TOKEN_LENGTH, { message: `must be at least ${MIN_GATEWAY_TOKEN_LENGTH} characters` }),
 });
 
-export type PetStoreConfig = Readonly<{ port: number; host: string; schema: string; dataDir: string; databaseUrl?: string }>;
+export type PetStoreConfig = Readonly<{ port: number; host: string; schema: string; dataDir: string; databaseUrl?: string; gatewayToken?: string }>;
 
 export function parsePetStoreConfig(env: Record<string, string | undefined>): PetStoreConfig {
   const parsed = schema.safeParse(env);
@@ -18,5 +25,5 @@ export function parsePetStoreConfig(env: Record<string, string | undefined>): Pe
     throw new Error(`Invalid configuration:\n${parsed.error.issues.map((i) => `  - ${i.path.join('.')}: ${i.message}`).join('\n')}`);
   }
   const e = parsed.data;
-  return Object.freeze({ port: e.PETSTORE_PORT, host: e.PETSTORE_HOST, schema: e.PETSTORE_SCHEMA, dataDir: resolve(e.DATA_DIR), databaseUrl: e.DATABASE_URL });
+  return Object.freeze({ port: e.PETSTORE_PORT, host: e.PETSTORE_HOST, schema: e.PETSTORE_SCHEMA, dataDir: resolve(e.DATA_DIR), databaseUrl: e.DATABASE_URL, gatewayToken: e.PETSTORE_GATEWAY_TOKEN });
 }

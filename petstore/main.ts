@@ -4,12 +4,14 @@ import { compileOperations } from '../openapi/operations';
 import { parsePetStoreConfig } from './config';
 import { startPetStore } from './open-pet-store';
 
-/** `npm run start:petstore`: the embedded pet store on its own, as a plain upstream. */
+/** `npm run start:petstore`: the embedded pet store on its own, as a remote upstream of a gateway. */
 async function main(): Promise<void> {
   const config = parsePetStoreConfig(process.env);
   const db = await openDatabase(config);
-  const store = await startPetStore({ db, schema: config.schema, operations: compileOperations(loadOpenApiDocument()), host: config.host, port: config.port });
-  process.stdout.write(`${JSON.stringify({ msg: 'pet store listening', url: store.url, schema: config.schema })}\n`);
+  const { gatewayToken } = config;
+  const store = await startPetStore({ db, schema: config.schema, operations: compileOperations(loadOpenApiDocument()), host: config.host, port: config.port, gatewayToken });
+  // Whether it is open to any caller, never the token itself.
+  process.stdout.write(`${JSON.stringify({ msg: 'pet store listening', url: store.url, schema: config.schema, gatewayOnly: gatewayToken !== undefined })}\n`);
   const stop = async () => {
     await store.close();
     await db.close();

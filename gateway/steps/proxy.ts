@@ -10,7 +10,11 @@ import type { LinkRewriter } from '../upstream-links';
 
 export interface ProxyOptions {
   upstreamUrl: string;
-  /** Sent as the upstream's bearer credential (an embedded store's token, see petstore/gateway-token.ts). */
+  /**
+   * Sent as the upstream's bearer credential (an embedded store's token, or a remote upstream's
+   * *_UPSTREAM_TOKEN; see petstore/gateway-token.ts). An upstream that answers 401 to it is
+   * misconfigured, not the client: 502.
+   */
   upstreamToken?: string;
   /** No response headers within this time → 504. */
   timeoutMs: number;
@@ -88,6 +92,12 @@ export function proxyToUpstream({ upstreamUrl, upstreamToken, timeoutMs, links, 
         const headers = responseHeaders(proxyRes, links);
         const status = proxyRes.statusCode ?? 502;
         finishCall(req, statusClass(status), UPSTREAM_DOWN_STATUSES.has(status) ? 'failed' : 'succeeded');
+        if (status === 401 && upstreamAuthorization) {
+          // The client's key was good; the upstream's 401 is about our credential, which the client cannot mend.
+          proxyRes.resume();
+          onError(new ApiError('bad_gateway', "The upstream refused the gateway's credential."), req, res);
+          return;
+        }
         const hook = req.ctx.onUpstreamResponse;
         if (!hook) {
           res.writeHead(status, headers);
