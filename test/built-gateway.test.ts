@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './support/databases';
 import { spawnGateway, type GatewayProcess } from './support/gateway-process';
@@ -11,9 +11,13 @@ import { jsonOf } from './support/http';
  */
 describe('the compiled gateway (npm run build)', () => {
   const dataDir = tempDir('asg-built-');
+  // What an earlier build left of a module since deleted from the source.
+  const stale = join(__dirname, '..', 'dist', 'gateway', 'deleted-module.js');
   let gw: GatewayProcess | undefined;
 
   beforeAll(() => {
+    mkdirSync(join(stale, '..'), { recursive: true });
+    writeFileSync(stale, 'module.exports = "stale";\n');
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: join(__dirname, '..'), stdio: 'pipe' });
   }, 120_000);
   afterAll(async () => {
@@ -37,4 +41,8 @@ describe('the compiled gateway (npm run build)', () => {
     gw.child.kill('SIGTERM');
     expect(await gw.exited).toBe(0);
   }, 90_000);
+
+  test('when an earlier build left a module since deleted from the source, then the build does not keep it', () => {
+    expect(existsSync(stale)).toBe(false);
+  });
 });
