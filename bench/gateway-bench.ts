@@ -12,10 +12,12 @@
  * - the gateway: cache hit and cache miss, with the in-process cache and with Redis
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildOnce, builtEntry, freePort, startGateway } from './support/processes';
+import { rssMb } from './support/machine';
+import { childPids, cpuSeconds } from './support/process-cpu';
 import { requireWrk, runWrk, type WrkResult } from './support/wrk';
 
 const ROOT = join(__dirname, '..');
@@ -56,14 +58,27 @@ interface BenchPath {
   url: string;
   headers?: Record<string, string>;
   connections?: number;
+  /** The processes that answer this path (not its upstream): their CPU is what a request costs the server. */
+  servers: () => number[];
 }
 
-function wrk(path: BenchPath, firstRound: boolean): WrkResult {
+interface PathResult extends WrkResult {
+  /** CPU (user + system) the path's server processes spent per request, in µs. */
+  cpuUs: number;
+}
+
+function wrk(path: BenchPath, firstRound: boolean): PathResult {
   const o = { name: path.name, url: path.url, headers: path.headers ?? {}, connections: path.connections ?? CONNECTIONS };
   // Steady state, not start-up: V8 compiles the hot path during the first thousands of requests.
   runWrk({ ...o, duration: firstRound ? WARMUP : REWARM });
-  const result = runWrk({ ...o, duration: DURATION });
-  console.error(`  ${path.name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms, errors ${result.errors}`);
+  const pids = path.servers();
+  const cpu = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const cpuBefore = cpu();
+  const run = runWrk({ ...o, duration: DURATION });
+  const result = { ...run, cpuUs: ((cpu() - cpuBefore) * 1e6) / run.requests };
+  console.error(
+    `  ${path.name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms, ${result.cpuUs.toFixed(1)} µs CPU/req, errors ${result.errors}`,
+  );
   return result;
 }
 
@@ -73,12 +88,7 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-function rssMb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)![1]) / 1024);
-}
-
-function startNginx(upstreamPort: number): { cachePort: number; proxyPort: number } | undefined {
+function startNginx(upstreamPort: number): { cachePort: number; proxyPort: number; workers: () => number[] } | undefined {
   try {
     execFileSync('nginx', ['-v'], { stdio: 'ignore' });
   } catch {
@@ -104,7 +114,8 @@ http {
   );
   const child = spawn('nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
   children.push(child);
-  return { cachePort, proxyPort };
+  // The master only supervises; the workers (and the cache manager) answer.
+  return { cachePort, proxyPort, workers: () => childPids(child.pid!) };
 }
 
 async function main() {
@@ -114,7 +125,7 @@ async function main() {
 
   // The upstream: a standalone pet store with 20 pets.
   const storePort = await freePort();
-  await startNode('petstore/main.ts', { PETSTORE_PORT: String(storePort), DATA_DIR: join(tmp, 'store') }, /listening/);
+  const storeProcess = await startNode('petstore/main.ts', { PETSTORE_PORT: String(storePort), DATA_DIR: join(tmp, 'store') }, /listening/);
   const store = `http://127.0.0.1:${storePort}`;
   for (let i = 0; i < 20; i++) await json(`${store}/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `Pet number ${i}`, categoryId: 1 + (i % 5) }) });
   const page = Buffer.from(await (await fetch(`${store}/pets`)).arrayBuffer());
@@ -158,38 +169,39 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
 
   const nginx = startNginx(storePort);
   await new Promise((r) => setTimeout(r, 500));
-  const auth = (g: string) => ({ Authorization: `Bearer ${gateways[g]!.key}` });
+  // A gateway path's server is the gateway process; on a miss the store's CPU is its upstream's, not its own.
+  const gatewayPath = (g: string) => ({ url: `${gateways[g]!.url}/v1/pets`, headers: { Authorization: `Bearer ${gateways[g]!.key}` }, servers: () => [gateways[g]!.pid] });
   const paths: BenchPath[] = [
-    { name: 'bare Node http (ceiling)', url: `http://127.0.0.1:${barePort}/pets` },
+    { name: 'bare Node http (ceiling)', url: `http://127.0.0.1:${barePort}/pets`, servers: () => [bare.pid!] },
     ...(nginx
       ? [
-          { name: 'nginx proxy_cache hit', url: `http://127.0.0.1:${nginx.cachePort}/pets` },
-          { name: 'nginx reverse proxy (no cache)', url: `http://127.0.0.1:${nginx.proxyPort}/pets` },
+          { name: 'nginx proxy_cache hit', url: `http://127.0.0.1:${nginx.cachePort}/pets`, servers: nginx.workers },
+          { name: 'nginx reverse proxy (no cache)', url: `http://127.0.0.1:${nginx.proxyPort}/pets`, servers: nginx.workers },
         ]
       : []),
-    { name: 'plain Express 5 app, same bytes', url: `http://127.0.0.1:${expressPort}/pets` },
-    { name: 'pet store called directly', url: `${store}/pets` },
-    { name: 'gateway hit, in-process cache', url: `${gateways.memory!.url}/v1/pets`, headers: auth('memory') },
-    { name: 'gateway hit, Redis cache + Redis limiter', url: `${gateways.redis!.url}/v1/pets`, headers: auth('redis') },
-    { name: 'gateway miss, in-process', url: `${gateways['memory-miss']!.url}/v1/pets`, headers: auth('memory-miss') },
-    { name: 'gateway miss, Redis', url: `${gateways['redis-miss']!.url}/v1/pets`, headers: auth('redis-miss') },
-    { name: 'bare Node, 1 connection', url: `http://127.0.0.1:${barePort}/pets`, connections: 1 },
-    { name: 'gateway hit (Redis), 1 connection', url: `${gateways.redis!.url}/v1/pets`, headers: auth('redis'), connections: 1 },
+    { name: 'plain Express 5 app, same bytes', url: `http://127.0.0.1:${expressPort}/pets`, servers: () => [plainExpress.pid!] },
+    { name: 'pet store called directly', url: `${store}/pets`, servers: () => [storeProcess.pid!] },
+    { name: 'gateway hit, in-process cache', ...gatewayPath('memory') },
+    { name: 'gateway hit, Redis cache + Redis limiter', ...gatewayPath('redis') },
+    { name: 'gateway miss, in-process', ...gatewayPath('memory-miss') },
+    { name: 'gateway miss, Redis', ...gatewayPath('redis-miss') },
+    { name: 'bare Node, 1 connection', url: `http://127.0.0.1:${barePort}/pets`, connections: 1, servers: () => [bare.pid!] },
+    { name: 'gateway hit (Redis), 1 connection', ...gatewayPath('redis'), connections: 1 },
   ];
-  const rounds: Array<Map<string, WrkResult>> = [];
+  const rounds: Array<Map<string, PathResult>> = [];
   for (let round = 0; round < ROUNDS; round++) {
     console.error(`round ${round + 1} of ${ROUNDS}`);
     rounds.push(new Map(paths.map((path) => [path.name, wrk(path, round === 0)])));
   }
-  const rss = Object.fromEntries(Object.entries(gateways).map(([n, g]) => [n, rssMb(g.pid)]));
+  const rss = Object.fromEntries(Object.entries(gateways).map(([n, g]) => [n, Math.round(rssMb(g.pid))]));
 
   /** Median over the rounds of a figure of one path, or of a ratio computed within each round. */
-  const across = (figure: (round: Map<string, WrkResult>) => number | undefined) => {
+  const across = (figure: (round: Map<string, PathResult>) => number | undefined) => {
     const values = rounds.map(figure).filter((v): v is number => v !== undefined && Number.isFinite(v));
     return values.length ? { median: median(values), min: Math.min(...values), max: Math.max(...values) } : undefined;
   };
-  const ratio = (a: string, b: string) => {
-    const r = across((round) => (round.get(a) && round.get(b) ? round.get(a)!.rps / round.get(b)!.rps : undefined));
+  const ratio = (a: string, b: string, figure: 'rps' | 'cpuUs' = 'rps') => {
+    const r = across((round) => (round.get(a) && round.get(b) ? round.get(a)![figure] / round.get(b)![figure] : undefined));
     return r ? `**${r.median.toFixed(2)}×** (rounds ${r.min.toFixed(2)}–${r.max.toFixed(2)})` : 'n/a';
   };
   const hit1 = across((round) => round.get('gateway hit (Redis), 1 connection')!.p50 - round.get('bare Node, 1 connection')!.p50);
@@ -199,18 +211,19 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
   const lines = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} interleaved rounds of ${DURATION} per path (a ${WARMUP} warm-up before the first, ${REWARM} before each later one); medians of the rounds; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
     '',
-    '| path | req/s | p50 ms | p99 ms | errors |',
-    '|---|---:|---:|---:|---:|',
+    '| path | req/s | p50 ms | p99 ms | server CPU µs/req | errors |',
+    '|---|---:|---:|---:|---:|---:|',
     ...paths.map((p) => {
       const runs = rounds.map((round) => round.get(p.name)!);
-      const med = (key: 'rps' | 'p50' | 'p99') => median(runs.map((r) => r[key]));
-      return `| ${p.name} | ${med('rps').toFixed(0)} | ${med('p50').toFixed(3)} | ${med('p99').toFixed(3)} | ${runs.reduce((n, r) => n + r.errors, 0)} |`;
+      const med = (key: 'rps' | 'p50' | 'p99' | 'cpuUs') => median(runs.map((r) => r[key]));
+      return `| ${p.name} | ${med('rps').toFixed(0)} | ${med('p50').toFixed(3)} | ${med('p99').toFixed(3)} | ${med('cpuUs').toFixed(1)} | ${runs.reduce((n, r) => n + r.errors, 0)} |`;
     }),
     '',
     'Ratios are computed within each round, then the median is taken:',
     `- gateway hit (Redis) / nginx proxy_cache hit: ${ratio('gateway hit, Redis cache + Redis limiter', 'nginx proxy_cache hit')} (target ≥ 0.5×); p99 ${hitP99?.median.toFixed(2)} ms (rounds ${hitP99?.min.toFixed(2)}–${hitP99?.max.toFixed(2)}; target ≤ 5 ms; bare Node's in the same rounds ${bareP99?.median.toFixed(2)} ms, ${bareP99?.min.toFixed(2)}–${bareP99?.max.toFixed(2)})`,
     `- gateway hit (in-process) / nginx proxy_cache hit: ${ratio('gateway hit, in-process cache', 'nginx proxy_cache hit')}`,
     `- gateway hit (Redis) / bare Node: ${ratio('gateway hit, Redis cache + Redis limiter', 'bare Node http (ceiling)')}; in-process: ${ratio('gateway hit, in-process cache', 'bare Node http (ceiling)')}`,
+    `- server CPU per request, gateway hit (Redis) / bare Node: ${ratio('gateway hit, Redis cache + Redis limiter', 'bare Node http (ceiling)', 'cpuUs')}; / nginx proxy_cache hit: ${ratio('gateway hit, Redis cache + Redis limiter', 'nginx proxy_cache hit', 'cpuUs')}`,
     `- gateway miss (Redis) / nginx reverse proxy: ${ratio('gateway miss, Redis', 'nginx reverse proxy (no cache)')}; in-process: ${ratio('gateway miss, in-process', 'nginx reverse proxy (no cache)')} (target ≥ 0.5×)`,
     `- gateway hit (Redis) / plain Express 5: ${ratio('gateway hit, Redis cache + Redis limiter', 'plain Express 5 app, same bytes')}`,
     `- gateway hit overhead at 1 connection, p50: **${hit1?.median.toFixed(3)} ms** above bare Node (rounds ${hit1?.min.toFixed(3)}–${hit1?.max.toFixed(3)}; target ≤ 0.25 ms)`,

@@ -188,6 +188,7 @@ async function measureStore(kind: StoreKind): Promise<SizeResult[]> {
       p50: median(reps.map((r) => r.p50)),
       p99: median(reps.map((r) => r.p99)),
       rps: median(reps.map((r) => r.rps)),
+      requests: reps.reduce((n, r) => n + r.requests, 0),
       errors: reps.reduce((n, r) => n + r.errors, 0),
     })),
   }));

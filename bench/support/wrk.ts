@@ -5,6 +5,8 @@ export interface WrkResult {
   rps: number;
   p50: number;
   p99: number;
+  /** Responses received in the run. */
+  requests: number;
   /** Non-2xx/3xx responses plus socket errors. */
   errors: number;
 }
@@ -28,10 +30,11 @@ export function runWrk(o: { name: string; url: string; headers?: Record<string, 
   const headerArgs = Object.entries(o.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
   const out = execFileSync('wrk', ['-t1', `-c${o.connections}`, `-d${o.duration}`, '--latency', ...headerArgs, o.url], { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]);
+  const requests = Number(/(\d+) requests in/.exec(out)![1]);
   const p50 = toMs(/\s50%\s+(\S+)/.exec(out)![1]!);
   const p99 = toMs(/\s99%\s+(\S+)/.exec(out)![1]!);
   const non2xx = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
   const socketErrors = /Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)/.exec(out);
   const errors = non2xx + (socketErrors ? socketErrors.slice(1).reduce((a, b) => a + Number(b), 0) : 0);
-  return { name: o.name, rps, p50, p99, errors };
+  return { name: o.name, rps, p50, p99, requests, errors };
 }
