@@ -50,7 +50,10 @@ describe('first call from the docs portal (real Chromium)', () => {
     // The first key's name is filled in: creating it is one click.
     await page.waitForFunction(() => (globalThis as unknown as PageWindow).document.getElementById('key-name')?.value === 'My first key');
     await clicks.click(page.getByRole('button', { name: 'Create key' }));
-    const secret = await page.getByLabel(/^API key/).inputValue();
+    // The field is in the page from the start, empty and hidden: it is read once its panel shows the new key.
+    const secretField = page.getByLabel(/^API key/);
+    await secretField.waitFor();
+    const secret = await secretField.inputValue();
     expect(secret).toMatch(/^asg_prod_[A-Za-z0-9_-]{43}$/);
 
     await clicks.click(page.getByRole('button', { name: 'Use in API explorer' }));
