@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { optionalSecret } from '../lib/optional-secret';
 
 /**
  * The only reader of process.env. Parsed and validated once at start-up; every problem is
@@ -22,11 +23,7 @@ function isUrl(value: string, protocols: string[]): boolean {
 }
 
 const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
-const secret = z
-  .string()
-  .optional()
-  .transform((v) => (v ? v : undefined))
-  .refine((v) => v === undefined || v.length >= 32, { message: 'must be at least 32 characters' });
+const secret = optionalSecret(32);
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -62,11 +59,7 @@ const envSchema = z.object({
     .transform((v) => (v ? v : undefined))
     .pipe(z.coerce.number<string>().int().min(0).max(65535).optional()),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
-  METRICS_TOKEN: z
-    .string()
-    .optional()
-    .transform((v) => (v ? v : undefined))
-    .refine((v) => v === undefined || v.length >= 16, { message: 'must be at least 16 characters' }),
+  METRICS_TOKEN: optionalSecret(16),
 });
 
 export interface Config {

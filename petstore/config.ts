@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { optionalSecret } from '../lib/optional-secret';
 import { MIN_GATEWAY_TOKEN_LENGTH } from './gateway-token';
 
 /** The standalone pet store's own settings (when run without the gateway). */
@@ -10,11 +11,7 @@ const schema = z.object({
   DATA_DIR: z.string().min(1).default('./data/petstore'),
   DATABASE_URL: z.string().url().optional().or(z.literal('').transform(() => undefined)),
   // The gateway's PRODUCTION_UPSTREAM_TOKEN / STAGING_UPSTREAM_TOKEN: set, the store answers only requests carrying it.
-  PETSTORE_GATEWAY_TOKEN: z
-    .string()
-    .optional()
-    .transform((v) => (v ? v : undefined))
-    .refine((v) => v === undefined || v.length >= MIN_GATEWAY_TOKEN_LENGTH, { message: `must be at least ${MIN_GATEWAY_TOKEN_LENGTH} characters` }),
+  PETSTORE_GATEWAY_TOKEN: optionalSecret(MIN_GATEWAY_TOKEN_LENGTH),
 });
 
 export type PetStoreConfig = Readonly<{ port: number; host: string; schema: string; dataDir: string; databaseUrl?: string; gatewayToken?: string }>;

@@ -89,7 +89,6 @@ export function proxyToUpstream({ upstreamUrl, upstreamToken, timeoutMs, links, 
       },
       proxyRes(proxyRes, incoming, res) {
         const req = incoming as ProxiedRequest;
-        const headers = responseHeaders(proxyRes, links);
         const status = proxyRes.statusCode ?? 502;
         finishCall(req, statusClass(status), UPSTREAM_DOWN_STATUSES.has(status) ? 'failed' : 'succeeded');
         if (status === 401 && upstreamAuthorization) {
@@ -98,6 +97,7 @@ export function proxyToUpstream({ upstreamUrl, upstreamToken, timeoutMs, links, 
           onError(new ApiError('bad_gateway', "The upstream refused the gateway's credential."), req, res);
           return;
         }
+        const headers = responseHeaders(proxyRes, links);
         const hook = req.ctx.onUpstreamResponse;
         if (!hook) {
           res.writeHead(status, headers);
