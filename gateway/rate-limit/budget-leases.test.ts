@@ -50,6 +50,35 @@ describe('budget leases', () => {
     expect(Math.max(...asked)).toBe(1024);
   });
 
+  test('when a busy key has spent half its lease, then the next is taken ahead and its requests stop waiting for the counter', async () => {
+    const quota = 1_000_000;
+    const limiter = new RateLimiterMemory({ points: quota, duration: 60 });
+    const asked: number[] = [];
+    const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+    // Answers a turn of the event loop later, as Redis does.
+    const counter = {
+      consume: async (key: string, points = 1) => {
+        asked.push(points);
+        await nextTurn();
+        return limiter.consume(key, points);
+      },
+    };
+    const consume = createBudgetLeases({ counter, quota, windowMs: 60_000 });
+    const remaining: number[] = [];
+    let waitedAfterGrowth = 0;
+    for (let turn = 0; turn < 500; turn++) {
+      const decisions = Array.from({ length: 20 }, () => consume('busy'));
+      // By turn 50 (1,000 requests) leases have grown to their largest, 1,024 tokens.
+      if (turn >= 50) waitedAfterGrowth += decisions.filter((d) => d instanceof Promise).length;
+      for (const d of await Promise.all(decisions)) remaining.push(d.remaining);
+      await nextTurn();
+    }
+    expect(waitedAfterGrowth).toBe(0);
+    // Counts stay exact, and at most half a lease more is taken than was spent.
+    expect(remaining).toEqual(Array.from({ length: 10_000 }, (_, i) => quota - 1 - i));
+    expect(asked.reduce((a, b) => a + b, 0) - 10_000).toBeLessThanOrEqual(1024 + 512);
+  });
+
   test('when requests arrive together without tokens, then they share one counter call', async () => {
     const { counter, asked } = countedCounter(1_000_000);
     const consume = createBudgetLeases({ counter, quota: 1_000_000, windowMs: 60_000 });

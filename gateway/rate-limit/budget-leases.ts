@@ -6,6 +6,9 @@ const SHARE_OF_REMAINING = 64;
 const MAX_LEASE = 1024;
 /** A lease spent within this doubles the next one; a slower one halves it. */
 const FAST_LEASE_MS = 50;
+/** Leases this large (a key that kept spending them fast) are renewed ahead, at half spent. */
+const RENEW_AHEAD_FROM = 16;
+const ignore = () => {};
 
 interface Lease {
   /** Tokens taken from the counter and not spent yet. */
@@ -19,7 +22,10 @@ interface Lease {
   /** Tokens asked for last time, and when: the next size follows how fast they were spent. */
   size: number;
   takenAt: number;
-  /** A lease being taken: requests that find no tokens wait for it instead of asking again. */
+  /**
+   * Tokens being taken: requests that find none left wait for them instead of asking again;
+   * while a busy key's next tokens are taken ahead, its requests go on spending the last ones.
+   */
   pending?: Promise<RateDecision>;
 }
 
@@ -43,18 +49,27 @@ export interface BudgetLeasesOptions {
  *   unspent tokens: exact for one process, not counting other processes' use since.
  * - A refusal by the counter holds in memory until the window resets: a client hammering past its
  *   budget costs no round trip either.
+ * - A busy key's next tokens are taken when its lease is half spent, as the cache's generation
+ *   lease is renewed at half-time: its requests never wait for the counter. Waiting cost a turn
+ *   of the event loop to every request that found the lease empty, tens of times a second under
+ *   load, in the slowest percent of the gateway's latencies. The cost is half a lease more held
+ *   unspent at the end of a window.
  */
 export function createBudgetLeases({ counter, quota, windowMs }: BudgetLeasesOptions): (key: string) => RateDecision | Promise<RateDecision> {
   const leases = new Map<string, Lease>();
   let sweptAt = Date.now();
 
   /** The decision the key's lease can make now, without the counter; undefined when it cannot. */
-  function spendLocally(lease: Lease | undefined, now: number): RateDecision | undefined {
-    if (!lease || lease.pending || now >= lease.resetAt) return undefined;
+  function spendLocally(key: string, lease: Lease | undefined, now: number): RateDecision | undefined {
+    if (!lease || now >= lease.resetAt) return undefined;
     if (lease.left > 0) {
       lease.left--;
+      if (lease.size >= RENEW_AHEAD_FROM && lease.left <= lease.size >> 1 && !lease.pending && !lease.exhausted) {
+        takeLease(key, lease, now, false).catch(ignore); // a request that finds no tokens asks again, and meets the failure
+      }
       return { allowed: true, remaining: lease.counterRemaining + lease.left, resetSeconds: secondsUntil(lease.resetAt, now) };
     }
+    if (lease.pending) return undefined;
     return lease.exhausted ? { allowed: false, remaining: 0, resetSeconds: secondsUntil(lease.resetAt, now) } : undefined;
   }
 
@@ -65,8 +80,11 @@ export function createBudgetLeases({ counter, quota, windowMs }: BudgetLeasesOpt
     return Math.max(1, Math.min(size, MAX_LEASE, Math.floor(remaining / SHARE_OF_REMAINING)));
   }
 
-  /** Takes a lease for this request: its first token decides the request, the rest wait in memory. */
-  function takeLease(key: string, previous: Lease | undefined, now: number): Promise<RateDecision> {
+  /**
+   * Takes tokens from the counter: for a request that found none (its first token decides it, the
+   * rest wait in memory), or ahead for a busy key (`forRequest` false), added to those it still has.
+   */
+  function takeLease(key: string, previous: Lease | undefined, now: number, forRequest = true): Promise<RateDecision> {
     sweep(now);
     const size = nextSize(previous, now);
     const lease: Lease = previous ?? { left: 0, counterRemaining: quota, exhausted: false, resetAt: 0, size, takenAt: now };
@@ -75,14 +93,18 @@ export function createBudgetLeases({ counter, quota, windowMs }: BudgetLeasesOpt
       // A refusal still reports the count including this request's tokens: those under the quota are ours.
       const tokens = refused ? Math.min(size, Math.max(0, quota - (res.consumedPoints - size))) : size;
       const at = Date.now();
-      lease.left = Math.max(0, tokens - 1);
+      const resetAt = at + Math.max(1, res.msBeforeNext);
+      // Unspent tokens stay only while their window lasts and the new ones are of the same window.
+      const held = at < lease.resetAt && resetAt < lease.resetAt + windowMs / 2 ? lease.left : 0;
+      const allowed = held + tokens > 0;
+      lease.left = held + tokens - (forRequest && allowed ? 1 : 0);
       lease.counterRemaining = refused ? 0 : res.remainingPoints;
       lease.exhausted = refused;
-      lease.resetAt = at + Math.max(1, res.msBeforeNext);
+      lease.resetAt = resetAt;
       lease.size = size;
       lease.takenAt = now;
       lease.pending = undefined;
-      return { allowed: tokens > 0, remaining: lease.counterRemaining + lease.left, resetSeconds: secondsUntil(lease.resetAt, at) };
+      return { allowed, remaining: lease.counterRemaining + lease.left, resetSeconds: secondsUntil(lease.resetAt, at) };
     };
     const pending = counter.consume(key, size).then(
       (res) => granted(res, false),
@@ -101,7 +123,7 @@ export function createBudgetLeases({ counter, quota, windowMs }: BudgetLeasesOpt
       const lease = leases.get(key);
       if (!lease?.pending) return takeLease(key, lease, Date.now());
       await lease.pending.catch(() => {}); // its taker reports a failure; this request asks again
-      const decision = spendLocally(leases.get(key), Date.now());
+      const decision = spendLocally(key, leases.get(key), Date.now());
       if (decision) return decision;
     }
   }
@@ -114,7 +136,7 @@ export function createBudgetLeases({ counter, quota, windowMs }: BudgetLeasesOpt
   }
 
   return function consume(key: string): RateDecision | Promise<RateDecision> {
-    return spendLocally(leases.get(key), Date.now()) ?? consumeWithCounter(key);
+    return spendLocally(key, leases.get(key), Date.now()) ?? consumeWithCounter(key);
   };
 }
 
