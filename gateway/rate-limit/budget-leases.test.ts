@@ -79,6 +79,34 @@ describe('budget leases', () => {
     expect(asked.reduce((a, b) => a + b, 0) - 10_000).toBeLessThanOrEqual(1024 + 512);
   });
 
+  test('when the window ends while a busy key takes tokens ahead, then its unspent tokens of the old window are not carried into the new one', async () => {
+    const quota = 100_000;
+    const limiter = new RateLimiterMemory({ points: quota, duration: 1 });
+    let calls = 0;
+    let gate: Promise<void> | undefined;
+    const counter = {
+      consume: async (key: string, points = 1) => {
+        calls++;
+        await gate;
+        return limiter.consume(key, points);
+      },
+    };
+    const consume = createBudgetLeases({ counter, quota, windowMs: 1000 });
+    // Grow the lease past the size renewed ahead (16), answering at once.
+    for (let i = 0; i < 200; i++) await settle(consume('busy'));
+    // Hold the counter's next answer until the window has ended; spend until the next tokens are asked for.
+    let open!: () => void;
+    gate = new Promise((resolve) => (open = resolve));
+    const started = Date.now();
+    const callsBefore = calls;
+    while (calls === callsBefore) expect(consume('busy')).not.toBeInstanceOf(Promise);
+    await new Promise((resolve) => setTimeout(resolve, 1100 - (Date.now() - started)));
+    open();
+    gate = undefined;
+    // The first request of the new window: only the tokens taken in it count, one of them its own.
+    expect(await settle(consume('busy'))).toMatchObject({ allowed: true, remaining: quota - 1 });
+  });
+
   test('when requests arrive together without tokens, then they share one counter call', async () => {
     const { counter, asked } = countedCounter(1_000_000);
     const consume = createBudgetLeases({ counter, quota: 1_000_000, windowMs: 60_000 });
