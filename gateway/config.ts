@@ -1,6 +1,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
 import { optionalSecret } from '../lib/optional-secret';
+import { MIN_GATEWAY_TOKEN_LENGTH } from '../petstore/gateway-token';
 
 /**
  * The only reader of process.env. Parsed and validated once at start-up; every problem is
@@ -24,6 +25,8 @@ function isUrl(value: string, protocols: string[]): boolean {
 
 const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
 const secret = optionalSecret(32);
+/** What a standalone store accepts as its PETSTORE_GATEWAY_TOKEN: the gateway refuses a token its store would. */
+const upstreamToken = optionalSecret(MIN_GATEWAY_TOKEN_LENGTH);
 
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
@@ -35,8 +38,8 @@ const envSchema = z.object({
   REDIS_KEY_PREFIX: z.string().regex(/^[A-Za-z0-9:_-]{1,64}$/, 'letters, digits, ":", "_" or "-" only').default('asg:'),
   PRODUCTION_UPSTREAM: optionalUrl(['http', 'https']),
   STAGING_UPSTREAM: optionalUrl(['http', 'https']),
-  PRODUCTION_UPSTREAM_TOKEN: secret,
-  STAGING_UPSTREAM_TOKEN: secret,
+  PRODUCTION_UPSTREAM_TOKEN: upstreamToken,
+  STAGING_UPSTREAM_TOKEN: upstreamToken,
   CACHE_TTL_SECONDS: int(30, 0, 86_400),
   RATE_LIMIT_PER_MINUTE: int(600, 1, 10_000_000),
   ANONYMOUS_RATE_LIMIT_PER_MINUTE: int(60, 1, 10_000_000),

@@ -122,7 +122,7 @@ export function createBudgetLeases({ counter, quota, windowMs }: BudgetLeasesOpt
     for (;;) {
       const lease = leases.get(key);
       if (!lease?.pending) return takeLease(key, lease, Date.now());
-      await lease.pending.catch(() => {}); // its taker reports a failure; this request asks again
+      await lease.pending.catch(ignore); // its taker reports a failure; this request asks again
       const decision = spendLocally(key, leases.get(key), Date.now());
       if (decision) return decision;
     }
