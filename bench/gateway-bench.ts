@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { buildOnce, builtEntry, freePort, startGateway } from './support/processes';
 import { rssMb } from './support/machine';
 import { childPids, cpuSeconds } from './support/process-cpu';
+import { gcPauses, pausesBetween, type GcPauses } from './support/gc-pauses';
 import { requireWrk, runWrk, type WrkResult } from './support/wrk';
 
 const ROOT = join(__dirname, '..');
@@ -29,6 +30,8 @@ const WARMUP = process.env.BENCH_WARMUP ?? '2s';
 /** Before every later run too: a server idle while the other paths ran (V8 shrinks an idle heap) is measured back in its steady state. */
 const REWARM = process.env.BENCH_REWARM ?? '1s';
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+/** The gateways' GET /metrics token: their GC pauses are read before and after each run. */
+const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 const children: ChildProcess[] = [];
 const tmp = mkdtempSync(join(tmpdir(), 'asg-bench-'));
 
@@ -60,27 +63,38 @@ interface BenchPath {
   connections?: number;
   /** The processes that answer this path (not its upstream): their CPU is what a request costs the server. */
   servers: () => number[];
+  /** A gateway's GC pauses so far; undefined for the reference servers. */
+  gc?: () => Promise<GcPauses>;
 }
 
 interface PathResult extends WrkResult {
   /** CPU (user + system) the path's server processes spent per request, in µs. */
   cpuUs: number;
+  /** A gateway's GC pauses during the run. */
+  gc?: GcPauses;
+  seconds: number;
 }
 
-function wrk(path: BenchPath, firstRound: boolean): PathResult {
+async function wrk(path: BenchPath, firstRound: boolean): Promise<PathResult> {
   const o = { name: path.name, url: path.url, headers: path.headers ?? {}, connections: path.connections ?? CONNECTIONS };
   // Steady state, not start-up: V8 compiles the hot path during the first thousands of requests.
   runWrk({ ...o, duration: firstRound ? WARMUP : REWARM });
   const pids = path.servers();
   const cpu = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0);
+  const gcBefore = await path.gc?.();
   const cpuBefore = cpu();
   const run = runWrk({ ...o, duration: DURATION });
-  const result = { ...run, cpuUs: ((cpu() - cpuBefore) * 1e6) / run.requests };
+  const cpuUs = ((cpu() - cpuBefore) * 1e6) / run.requests;
+  const gc = gcBefore && pausesBetween(gcBefore, await path.gc!());
+  const result = { ...run, cpuUs, gc, seconds: run.requests / run.rps };
   console.error(
-    `  ${path.name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms, ${result.cpuUs.toFixed(1)} µs CPU/req, errors ${result.errors}`,
+    `  ${path.name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms, ${result.cpuUs.toFixed(1)} µs CPU/req, errors ${result.errors}${gc ? `, ${describeGc(gc)}` : ''}`,
   );
   return result;
 }
+
+const describeGc = (gc: GcPauses) =>
+  `scavenges ${gc.minor.count} (mean ${(gc.minor.ms / Math.max(1, gc.minor.count)).toFixed(2)} ms), mark-compact pauses ${gc.major.ms.toFixed(1)} ms`;
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -158,7 +172,7 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
     ['redis-miss', { REDIS_URL, REDIS_KEY_PREFIX: `asgbench:${process.pid}:m:`, CACHE_TTL_SECONDS: '0' }],
   ] as const) {
     // As npm start and the Docker image run it (their Node flags), on a port of its choosing.
-    const gateway = await startGateway({ ...env, DATA_DIR: join(tmp, `gw-${name}`), PRODUCTION_UPSTREAM: store, RATE_LIMIT_PER_MINUTE: '10000000' });
+    const gateway = await startGateway({ ...env, METRICS_TOKEN, DATA_DIR: join(tmp, `gw-${name}`), PRODUCTION_UPSTREAM: store, RATE_LIMIT_PER_MINUTE: '10000000' });
     children.push(gateway.child);
     const { url } = gateway;
     const signup = await fetch(`${url}/portal/api/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `bench-${name}@example.com`, password: 'benchmark passphrase' }) });
@@ -170,7 +184,12 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
   const nginx = startNginx(storePort);
   await new Promise((r) => setTimeout(r, 500));
   // A gateway path's server is the gateway process; on a miss the store's CPU is its upstream's, not its own.
-  const gatewayPath = (g: string) => ({ url: `${gateways[g]!.url}/v1/pets`, headers: { Authorization: `Bearer ${gateways[g]!.key}` }, servers: () => [gateways[g]!.pid] });
+  const gatewayPath = (g: string) => ({
+    url: `${gateways[g]!.url}/v1/pets`,
+    headers: { Authorization: `Bearer ${gateways[g]!.key}` },
+    servers: () => [gateways[g]!.pid],
+    gc: () => gcPauses(`${gateways[g]!.url}/metrics`, METRICS_TOKEN),
+  });
   const paths: BenchPath[] = [
     { name: 'bare Node http (ceiling)', url: `http://127.0.0.1:${barePort}/pets`, servers: () => [bare.pid!] },
     ...(nginx
@@ -191,7 +210,9 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
   const rounds: Array<Map<string, PathResult>> = [];
   for (let round = 0; round < ROUNDS; round++) {
     console.error(`round ${round + 1} of ${ROUNDS}`);
-    rounds.push(new Map(paths.map((path) => [path.name, wrk(path, round === 0)])));
+    const results = new Map<string, PathResult>();
+    for (const path of paths) results.set(path.name, await wrk(path, round === 0));
+    rounds.push(results);
   }
   const rss = Object.fromEntries(Object.entries(gateways).map(([n, g]) => [n, Math.round(rssMb(g.pid))]));
 
@@ -211,12 +232,15 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
   const lines = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} interleaved rounds of ${DURATION} per path (a ${WARMUP} warm-up before the first, ${REWARM} before each later one); medians of the rounds; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
     '',
-    '| path | req/s | p50 ms | p99 ms | server CPU µs/req | errors |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| path | req/s | p50 ms | p99 ms | server CPU µs/req | errors | gateway GC: mean scavenge ms, GC pause ms per s |',
+    '|---|---:|---:|---:|---:|---:|---:|',
     ...paths.map((p) => {
       const runs = rounds.map((round) => round.get(p.name)!);
       const med = (key: 'rps' | 'p50' | 'p99' | 'cpuUs') => median(runs.map((r) => r[key]));
-      return `| ${p.name} | ${med('rps').toFixed(0)} | ${med('p50').toFixed(3)} | ${med('p99').toFixed(3)} | ${med('cpuUs').toFixed(1)} | ${runs.reduce((n, r) => n + r.errors, 0)} |`;
+      const gc = runs.every((r) => r.gc)
+        ? `${median(runs.map((r) => r.gc!.minor.ms / Math.max(1, r.gc!.minor.count))).toFixed(2)}, ${median(runs.map((r) => (r.gc!.minor.ms + r.gc!.major.ms) / r.seconds)).toFixed(1)}`
+        : '';
+      return `| ${p.name} | ${med('rps').toFixed(0)} | ${med('p50').toFixed(3)} | ${med('p99').toFixed(3)} | ${med('cpuUs').toFixed(1)} | ${runs.reduce((n, r) => n + r.errors, 0)} | ${gc} |`;
     }),
     '',
     'Ratios are computed within each round, then the median is taken:',
