@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { buildOnce, builtEntry, freePort, startGateway } from './support/processes';
 import { rssMb } from './support/machine';
 import { childPids, cpuSeconds } from './support/process-cpu';
-import { gcPauses, pausesBetween, type GcPauses } from './support/gc-pauses';
+import { gcPauses, meanScavengeMs, pausesBetween, type GcPauses } from './support/gc-pauses';
 import { requireWrk, runWrk, type WrkResult } from './support/wrk';
 
 const ROOT = join(__dirname, '..');
@@ -72,7 +72,6 @@ interface PathResult extends WrkResult {
   cpuUs: number;
   /** A gateway's GC pauses during the run. */
   gc?: GcPauses;
-  seconds: number;
 }
 
 async function wrk(path: BenchPath, firstRound: boolean): Promise<PathResult> {
@@ -86,7 +85,7 @@ async function wrk(path: BenchPath, firstRound: boolean): Promise<PathResult> {
   const run = runWrk({ ...o, duration: DURATION });
   const cpuUs = ((cpu() - cpuBefore) * 1e6) / run.requests;
   const gc = gcBefore && pausesBetween(gcBefore, await path.gc!());
-  const result = { ...run, cpuUs, gc, seconds: run.requests / run.rps };
+  const result = { ...run, cpuUs, gc };
   console.error(
     `  ${path.name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms, ${result.cpuUs.toFixed(1)} µs CPU/req, errors ${result.errors}${gc ? `, ${describeGc(gc)}` : ''}`,
   );
@@ -94,7 +93,7 @@ async function wrk(path: BenchPath, firstRound: boolean): Promise<PathResult> {
 }
 
 const describeGc = (gc: GcPauses) =>
-  `scavenges ${gc.minor.count} (mean ${(gc.minor.ms / Math.max(1, gc.minor.count)).toFixed(2)} ms), mark-compact pauses ${gc.major.ms.toFixed(1)} ms`;
+  `scavenges ${gc.scavenges} (mean ${meanScavengeMs(gc).toFixed(2)} ms), mark-compact pauses ${gc.majorMs.toFixed(1)} ms`;
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
@@ -238,7 +237,7 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
       const runs = rounds.map((round) => round.get(p.name)!);
       const med = (key: 'rps' | 'p50' | 'p99' | 'cpuUs') => median(runs.map((r) => r[key]));
       const gc = runs.every((r) => r.gc)
-        ? `${median(runs.map((r) => r.gc!.minor.ms / Math.max(1, r.gc!.minor.count))).toFixed(2)}, ${median(runs.map((r) => (r.gc!.minor.ms + r.gc!.major.ms) / r.seconds)).toFixed(1)}`
+        ? `${median(runs.map((r) => meanScavengeMs(r.gc!))).toFixed(2)}, ${median(runs.map((r) => ((r.gc!.scavengeMs + r.gc!.majorMs) * r.rps) / r.requests)).toFixed(1)}`
         : '';
       return `| ${p.name} | ${med('rps').toFixed(0)} | ${med('p50').toFixed(3)} | ${med('p99').toFixed(3)} | ${med('cpuUs').toFixed(1)} | ${runs.reduce((n, r) => n + r.errors, 0)} | ${gc} |`;
     }),

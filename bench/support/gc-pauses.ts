@@ -1,14 +1,15 @@
 import { get } from 'node:http';
 
-/** A gateway's garbage-collection pauses so far, by kind, from its Prometheus metrics (prom-client's default GC histogram). */
+/** A gateway's garbage-collection pauses so far, from its Prometheus metrics (prom-client's default GC histogram). */
 export interface GcPauses {
-  /** Scavenges (young generation): count and total pause in ms. */
-  minor: { count: number; ms: number };
+  /** Scavenges (young generation). */
+  scavenges: number;
+  scavengeMs: number;
   /** Mark-compacts and their incremental steps. */
-  major: { count: number; ms: number };
+  majorMs: number;
 }
 
-function series(text: string, name: string, kind: string): number {
+function series(text: string, name: 'count' | 'sum', kind: string): number {
   const m = new RegExp(`^asg_nodejs_gc_duration_seconds_${name}\\{kind="${kind}"\\} (\\S+)$`, 'm').exec(text);
   return m ? Number(m[1]) : 0;
 }
@@ -27,15 +28,18 @@ function getText(url: string, token: string): Promise<string> {
 
 export async function gcPauses(metricsUrl: string, token: string): Promise<GcPauses> {
   const text = await getText(metricsUrl, token);
-  const of = (...kinds: string[]) => ({
-    count: kinds.reduce((n, k) => n + series(text, 'count', k), 0),
-    ms: kinds.reduce((n, k) => n + series(text, 'sum', k), 0) * 1000,
-  });
-  return { minor: of('minor'), major: of('major', 'incremental') };
+  return {
+    scavenges: series(text, 'count', 'minor'),
+    scavengeMs: series(text, 'sum', 'minor') * 1000,
+    majorMs: (series(text, 'sum', 'major') + series(text, 'sum', 'incremental')) * 1000,
+  };
 }
 
 /** What a run added: the pauses after minus those before. */
 export function pausesBetween(before: GcPauses, after: GcPauses): GcPauses {
-  const diff = (k: keyof GcPauses) => ({ count: after[k].count - before[k].count, ms: after[k].ms - before[k].ms });
-  return { minor: diff('minor'), major: diff('major') };
+  return { scavenges: after.scavenges - before.scavenges, scavengeMs: after.scavengeMs - before.scavengeMs, majorMs: after.majorMs - before.majorMs };
+}
+
+export function meanScavengeMs(gc: GcPauses): number {
+  return gc.scavengeMs / Math.max(1, gc.scavenges);
 }

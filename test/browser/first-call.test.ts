@@ -4,7 +4,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { startTestGateway, type TestGateway } from '../support/gateway-harness';
 import { launchChromium, newContext, screenshot, SCREENSHOT_DIR, watchConsole, watchOrigins, webStorage, type ConsoleWatch } from './support/browser';
 import type { PageWindow } from './support/page-globals';
-import { ClickCounter, createKeyInBrowser, execute, executedDetails, executedStatus, signUpInBrowser, submitSignup, uniqueEmail } from './support/portal-flows';
+import { ClickCounter, createKeyInBrowser, execute, executedDetails, executedStatus, newKeyShown, signUpInBrowser, submitSignup, uniqueEmail } from './support/portal-flows';
 
 /**
  * The journey the portal exists for: a new developer goes from the landing page to a first
@@ -50,10 +50,7 @@ describe('first call from the docs portal (real Chromium)', () => {
     // The first key's name is filled in: creating it is one click.
     await page.waitForFunction(() => (globalThis as unknown as PageWindow).document.getElementById('key-name')?.value === 'My first key');
     await clicks.click(page.getByRole('button', { name: 'Create key' }));
-    // The field is in the page from the start, empty and hidden: it is read once its panel shows the new key.
-    const secretField = page.getByLabel(/^API key/);
-    await secretField.waitFor();
-    const secret = await secretField.inputValue();
+    const secret = await newKeyShown(page);
     expect(secret).toMatch(/^asg_prod_[A-Za-z0-9_-]{43}$/);
 
     await clicks.click(page.getByRole('button', { name: 'Use in API explorer' }));

@@ -43,6 +43,11 @@ export async function createKeyInBrowser(page: Page, o: { name: string; environm
   if (o.environment) await page.getByRole('radio', { name: new RegExp(o.environment) }).check();
   if (o.expires) await page.getByLabel(/Expires/).selectOption({ label: o.expires });
   await page.getByRole('button', { name: 'Create key' }).click();
+  return newKeyShown(page);
+}
+
+/** The key just created, read once its panel shows it: the field is in the page from the start, empty and hidden. */
+export async function newKeyShown(page: Page): Promise<string> {
   const secret = page.getByLabel(/^API key/);
   await secret.waitFor();
   return secret.inputValue();
