@@ -17,6 +17,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildOnce, builtEntry, freePort, startGateway } from './support/processes';
 import { rssMb } from './support/machine';
+import { describeStalls, measureMachineStalls } from './support/machine-stalls';
 import { childPids, cpuSeconds } from './support/process-cpu';
 import { gcPauses, meanScavengeMs, pausesBetween, type GcPauses } from './support/gc-pauses';
 import { requireWrk, runWrk, type WrkResult } from './support/wrk';
@@ -29,6 +30,8 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP = process.env.BENCH_WARMUP ?? '2s';
 /** Before every later run too: a server idle while the other paths ran (V8 shrinks an idle heap) is measured back in its steady state. */
 const REWARM = process.env.BENCH_REWARM ?? '1s';
+/** How long the machine's own stalls are measured, with every server idle, before the first round and after the last. */
+const STALL_SECONDS = Number(process.env.BENCH_STALL_SECONDS ?? 5);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 /** The gateways' GET /metrics token: their GC pauses are read before and after each run. */
 const METRICS_TOKEN = 'bench-metrics-token-0123456789';
@@ -206,6 +209,8 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
     { name: 'bare Node, 1 connection', url: `http://127.0.0.1:${barePort}/pets`, connections: 1, servers: () => [bare.pid!] },
     { name: 'gateway hit (Redis), 1 connection', ...gatewayPath('redis'), connections: 1 },
   ];
+  const stallsBefore = await measureMachineStalls(STALL_SECONDS);
+  console.error(`machine stalls before the runs: ${describeStalls(stallsBefore)}`);
   const rounds: Array<Map<string, PathResult>> = [];
   for (let round = 0; round < ROUNDS; round++) {
     console.error(`round ${round + 1} of ${ROUNDS}`);
@@ -213,6 +218,7 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
     for (const path of paths) results.set(path.name, await wrk(path, round === 0));
     rounds.push(results);
   }
+  const stallsAfter = await measureMachineStalls(STALL_SECONDS);
   const rss = Object.fromEntries(Object.entries(gateways).map(([n, g]) => [n, Math.round(rssMb(g.pid))]));
 
   /** Median over the rounds of a figure of one path, or of a ratio computed within each round. */
@@ -244,6 +250,7 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
     '',
     'Ratios are computed within each round, then the median is taken:',
     `- gateway hit (Redis) / nginx proxy_cache hit: ${ratio('gateway hit, Redis cache + Redis limiter', 'nginx proxy_cache hit')} (target ≥ 0.5×); p99 ${hitP99?.median.toFixed(2)} ms (rounds ${hitP99?.min.toFixed(2)}–${hitP99?.max.toFixed(2)}; target ≤ 5 ms; bare Node's in the same rounds ${bareP99?.median.toFixed(2)} ms, ${bareP99?.min.toFixed(2)}–${bareP99?.max.toFixed(2)})`,
+    `- the machine's own stalls, with every server idle (${STALL_SECONDS} s, one clock-reading spinner per core), before the runs: ${describeStalls(stallsBefore)}; after them: ${describeStalls(stallsAfter)}`,
     `- gateway hit (in-process) / nginx proxy_cache hit: ${ratio('gateway hit, in-process cache', 'nginx proxy_cache hit')}`,
     `- gateway hit (Redis) / bare Node: ${ratio('gateway hit, Redis cache + Redis limiter', 'bare Node http (ceiling)')}; in-process: ${ratio('gateway hit, in-process cache', 'bare Node http (ceiling)')}`,
     `- server CPU per request, gateway hit (Redis) / bare Node: ${ratio('gateway hit, Redis cache + Redis limiter', 'bare Node http (ceiling)', 'cpuUs')}; / nginx proxy_cache hit: ${ratio('gateway hit, Redis cache + Redis limiter', 'nginx proxy_cache hit', 'cpuUs')}`,
