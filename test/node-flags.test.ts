@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GATEWAY_NODE_FLAGS } from '../bench/support/processes';
@@ -14,5 +15,11 @@ describe('the Node flags the gateway runs with', () => {
     expect(scripts.start).toBe(`node ${GATEWAY_NODE_FLAGS.join(' ')} --import tsx gateway/main.ts`);
     expect(scripts['start:built']).toBe(`node ${GATEWAY_NODE_FLAGS.join(' ')} dist/gateway/main.js`);
     expect(JSON.parse(dockerCmd)).toEqual(['node', ...GATEWAY_NODE_FLAGS, 'dist/gateway/main.js']);
+  });
+
+  // V8 flags come and go between Node versions, and Node refuses to start on one it does not know.
+  test('are accepted by the Node running the suite', () => {
+    const run = spawnSync(process.execPath, [...GATEWAY_NODE_FLAGS, '-e', 'process.stdout.write(process.version)'], { encoding: 'utf8' });
+    expect({ status: run.status, stderr: run.stderr, stdout: run.stdout }).toEqual({ status: 0, stderr: '', stdout: process.version });
   });
 });
