@@ -42,7 +42,8 @@ function spin(ms: number): Promise<number[]> {
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d));
     child.once('error', reject);
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out) as number[]) : reject(new Error(`stall spinner exited with ${code}`))));
+    // 'close', not 'exit': only then has all of its output been read.
+    child.once('close', (code) => (code === 0 ? resolve(JSON.parse(out) as number[]) : reject(new Error(`stall spinner exited with ${code}`))));
   });
 }
 
