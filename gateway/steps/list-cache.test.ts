@@ -1,0 +1,106 @@
+import { createServer, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import pino from 'pino';
+import { renderError } from '../../lib/render-error';
+import { loadOpenApiDocument } from '../../openapi/document';
+import { compileOperations } from '../../openapi/operations';
+import { startRecordingUpstream } from '../../test/support/upstream-double';
+import { createMemoryListCache } from '../cache/memory-list-cache';
+import type { GatewayMetrics } from '../metrics/gateway-metrics';
+import { composePipeline, type GatewayRequest, type Step } from '../pipeline';
+import { ResponseHeaders } from '../response-headers';
+import { createTurnEndWriter } from '../turn-end-writer';
+import { createCircuitBreaker } from '../upstream/circuit-breaker';
+import { createLinkRewriter } from '../upstream-links';
+import { listCache } from './list-cache';
+import { matchRoute } from './match-route';
+import { proxyToUpstream } from './proxy';
+
+const noMetrics: GatewayMetrics = { requestFinished() {}, cacheLookup() {}, rateLimited() {}, upstreamFinished() {} };
+const PETS = '[{"id":1,"name":"Rex","categoryId":1,"status":"available","tags":[]}]';
+
+/**
+ * The list-cache steps as the pipeline runs them (prefetch, then whatever stands between, then
+ * serve), on a real HTTP server in front of a real upstream. In place of the rate limiter, a step
+ * that holds a request marked `x-hold` until the test lets it go: the limiter's round trip, made
+ * as long as the test needs.
+ */
+async function setUp() {
+  const upstream = await startRecordingUpstream((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(PETS));
+  const logger = pino({ level: 'silent' });
+  const onError = (err: unknown, _req: GatewayRequest, res: ServerResponse) => void renderError(res, err);
+  const cache = listCache({ cache: createMemoryListCache({ ttlSeconds: 60 }), logger, metrics: noMetrics, send: createTurnEndWriter((err, res) => void renderError(res, err)) });
+  const proxy = proxyToUpstream({
+    upstreamUrl: upstream.url,
+    timeoutMs: 5000,
+    links: createLinkRewriter({ upstreamUrl: upstream.url, publicUrl: 'http://gateway.test', prefix: '/v1' }),
+    breaker: createCircuitBreaker({ environment: 'production', failureThreshold: 5, openMs: 1000, logger }),
+    metrics: noMetrics,
+    onError,
+  });
+  let release!: () => void;
+  const released = new Promise<void>((resolve) => (release = resolve));
+  let held = 0;
+  const hold: Step = (req, _res, next) => {
+    if (req.headers['x-hold'] === undefined) return next();
+    held++;
+    return released.then(() => next());
+  };
+  const run = composePipeline([matchRoute(compileOperations(loadOpenApiDocument())), cache.prefetch, hold, cache.serve, proxy.step], onError);
+  const server: Server = createServer((req, res) => {
+    const gw = req as GatewayRequest;
+    const [path, search = ''] = req.url!.split(/(?=\?)/);
+    gw.ctx = { requestId: 'req-1', environment: 'production', prefix: '/v1', apiPath: path!.slice('/v1'.length), search, startedAt: performance.now(), headers: new ResponseHeaders() };
+    run(gw, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/pets?limit=5`,
+    upstreamCalls: () => upstream.requests.filter((r) => r.method === 'GET').length,
+    held: () => held,
+    release: () => release(),
+    close: async () => {
+      proxy.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+      await upstream.close();
+    },
+  };
+}
+
+describe('list-cache steps', () => {
+  let t: Awaited<ReturnType<typeof setUp>>;
+  beforeEach(async () => {
+    t = await setUp();
+  });
+  afterEach(() => t.close());
+
+  test('when a request missed before the rate limiter and the entry was filled while the limiter answered, then it is served from the cache, not fetched again', async () => {
+    const late = fetch(t.url, { headers: { 'x-hold': '1' } });
+    while (t.held() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+
+    const first = await fetch(t.url);
+    expect(first.headers.get('x-cache')).toBe('MISS');
+    expect(await first.text()).toBe(PETS);
+    expect(t.upstreamCalls()).toBe(1);
+
+    t.release();
+    const answered = await late;
+    expect(answered.status).toBe(200);
+    expect(answered.headers.get('x-cache')).toBe('HIT');
+    expect(await answered.text()).toBe(PETS);
+    expect(t.upstreamCalls()).toBe(1);
+  });
+
+  test('when nothing was filled meanwhile, then the request that missed before the rate limiter fetches the entry once', async () => {
+    const late = fetch(t.url, { headers: { 'x-hold': '1' } });
+    while (t.held() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    t.release();
+    const answered = await late;
+    expect(answered.headers.get('x-cache')).toBe('MISS');
+    expect(await answered.text()).toBe(PETS);
+    expect(t.upstreamCalls()).toBe(1);
+    expect((await fetch(t.url)).headers.get('x-cache')).toBe('HIT');
+    expect(t.upstreamCalls()).toBe(1);
+  });
+});
