@@ -8,8 +8,6 @@ import { cpus } from 'node:os';
  * No server can answer during such a gap, so it sets a floor under every p99 the bench measures.
  */
 export interface MachineStalls {
-  seconds: number;
-  cores: number;
   /** Gaps of at least 1 ms, per core per second. */
   perCoreSecond: number;
   /** Time lost in those gaps, as a share of the time measured. */
@@ -52,8 +50,6 @@ export async function measureMachineStalls(seconds: number): Promise<MachineStal
   const gaps = (await Promise.all(Array.from({ length: cores }, () => spin(seconds * 1000)))).flat();
   const lostMs = gaps.reduce((sum, gap) => sum + gap, 0);
   return {
-    seconds,
-    cores,
     perCoreSecond: gaps.length / (cores * seconds),
     lostShare: lostMs / (cores * seconds * 1000),
     longestMs: gaps.length ? Math.max(...gaps) : 0,

@@ -1,14 +1,13 @@
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import pino from 'pino';
 import { renderError } from '../../lib/render-error';
 import { loadOpenApiDocument } from '../../openapi/document';
 import { compileOperations } from '../../openapi/operations';
+import { servePipeline } from '../../test/support/pipeline-server';
 import { startRecordingUpstream } from '../../test/support/upstream-double';
 import { createMemoryListCache } from '../cache/memory-list-cache';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import { composePipeline, type GatewayRequest, type Step } from '../pipeline';
-import { ResponseHeaders } from '../response-headers';
 import { createTurnEndWriter } from '../turn-end-writer';
 import { createCircuitBreaker } from '../upstream/circuit-breaker';
 import { createLinkRewriter } from '../upstream-links';
@@ -46,23 +45,16 @@ async function setUp() {
     held++;
     return released.then(() => next());
   };
-  const run = composePipeline([matchRoute(compileOperations(loadOpenApiDocument())), cache.prefetch, hold, cache.serve, proxy.step], onError);
-  const server: Server = createServer((req, res) => {
-    const gw = req as GatewayRequest;
-    const [path, search = ''] = req.url!.split(/(?=\?)/);
-    gw.ctx = { requestId: 'req-1', environment: 'production', prefix: '/v1', apiPath: path!.slice('/v1'.length), search, startedAt: performance.now(), headers: new ResponseHeaders() };
-    run(gw, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const steps = [matchRoute(compileOperations(loadOpenApiDocument())), cache.prefetch, hold, cache.serve, proxy.step];
+  const server = await servePipeline({ prefix: '/v1', environment: 'production', run: composePipeline(steps, onError) });
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/pets?limit=5`,
+    url: server.url('/pets?limit=5'),
     upstreamCalls: () => upstream.requests.filter((r) => r.method === 'GET').length,
     held: () => held,
     release: () => release(),
     close: async () => {
       proxy.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
       await upstream.close();
     },
   };

@@ -120,7 +120,8 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
    */
   const answer = (req: GatewayRequest, res: ServerResponse, next: Next, key: string, found: CacheLookup, prefetched: boolean): void | Promise<void> => {
     outage.ok();
-    if (!found.entry) return prefetched ? serveLookup(req, res, next, key, lookup(req.ctx.environment, key), false) : fill(req, res, next, key, found);
+    if (!found.entry && prefetched) return serveLookup(req, res, next, key, lookup(req.ctx.environment, key), false);
+    if (!found.entry) return fill(req, res, next, key, found);
     metrics.cacheLookup(req.ctx.environment, 'hit');
     sendCached(send, req, res, found.entry, now());
   };
@@ -214,7 +215,7 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
 
     const early = ctx.cacheLookup;
     const key = early?.key ?? normalisedQueryKey(ctx.query ?? {});
-    return early ? serveLookup(req, res, next, key, early.result, true) : serveLookup(req, res, next, key, lookup(ctx.environment, key), false);
+    return serveLookup(req, res, next, key, early ? early.result : lookup(ctx.environment, key), early !== undefined);
   };
 
   return { prefetch, serve };

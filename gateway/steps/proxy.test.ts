@@ -1,14 +1,13 @@
-import { createServer, request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import pino from 'pino';
 import { renderError } from '../../lib/render-error';
+import { servePipeline } from '../../test/support/pipeline-server';
 import { startRecordingUpstream } from '../../test/support/upstream-double';
 import type { CacheOutcome, GatewayMetrics, RateLimitKind, UpstreamOutcome } from '../metrics/gateway-metrics';
 import { composePipeline, type Environment, type GatewayRequest } from '../pipeline';
 import { createCircuitBreaker } from '../upstream/circuit-breaker';
 import { createLinkRewriter } from '../upstream-links';
 import { proxyToUpstream } from './proxy';
-import { ResponseHeaders } from '../response-headers';
 
 /** A test double of the metrics collaborator: records what the proxy reports. */
 function recordingMetrics() {
@@ -46,14 +45,8 @@ async function setUp() {
     metrics: recorded.metrics,
     onError,
   });
-  const run = composePipeline([proxy.step], onError);
-  const server: Server = createServer((req, res) => {
-    const gw = req as GatewayRequest;
-    gw.ctx = { requestId: 'req-1', environment: 'staging', prefix: '/staging/v1', apiPath: '/pets', search: '', startedAt: performance.now(), headers: new ResponseHeaders() };
-    run(gw, res);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/staging/v1/pets`;
+  const server = await servePipeline({ prefix: '/staging/v1', environment: 'staging', run: composePipeline([proxy.step], onError) });
+  const url = server.url('/pets');
   return {
     upstream,
     breaker,
@@ -63,8 +56,7 @@ async function setUp() {
     advance: (ms: number) => (time += ms),
     close: async () => {
       proxy.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
       await upstream.close();
     },
   };
