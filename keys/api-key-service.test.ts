@@ -1,7 +1,7 @@
-import { createHmac, randomUUID } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { Database } from '../db/database';
 import { ApiError } from '../lib/api-error';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
+import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
 import { createApiKeyService, parseApiKey, type ApiKeyService } from './api-key-service';
 import { migrate } from '../db/migrate';
 import { KEYS_SCHEMA, keysMigrations, migrateKeys } from './migrations';
@@ -54,12 +54,7 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
   let clock: Date;
   let service: ApiKeyService;
 
-  const newAccount = async (): Promise<number> => {
-    const [row] = await db.query<{ id: number }>(`INSERT INTO accounts.accounts (email, password_hash) VALUES ($1, 'not-used') RETURNING id`, [
-      `${randomUUID()}@example.com`,
-    ]);
-    return row!.id;
-  };
+  const newAccount = () => insertAccount(db);
   const expectApiError = async (promise: Promise<unknown>, code: string, message?: string) => {
     const err = await promise.then(
       () => undefined,

@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Database } from '../db/database';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
+import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
 import { createApiKeyService, type ApiKeyService } from './api-key-service';
 import { createKeyVerifier, type KeyVerifier } from './key-verifier';
 import { migrateKeys } from './migrations';
@@ -36,10 +35,7 @@ describe.each(testDatabaseKinds())('key verifier on %s', (kind) => {
     testDb = await createTestDatabase(kind);
     db = await testDb.open();
     await migrateKeys(db);
-    const [row] = await db.query<{ id: number }>(`INSERT INTO accounts.accounts (email, password_hash) VALUES ($1, 'not-used') RETURNING id`, [
-      `${randomUUID()}@example.com`,
-    ]);
-    accountId = row!.id;
+    accountId = await insertAccount(db);
   });
 
   beforeEach(() => {

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from '../db/database';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
+import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
 import { until } from '../test/support/until';
 import { migrateKeys } from './migrations';
 import { schedulePurgeOfSessions } from './session-purge';
@@ -19,10 +18,7 @@ describe.each(testDatabaseKinds())('scheduled purge of sessions on %s', (kind) =
     testDb = await createTestDatabase(kind);
     db = await testDb.open();
     await migrateKeys(db);
-    const [row] = await db.query<{ id: number }>(`INSERT INTO accounts.accounts (email, password_hash) VALUES ($1, 'not-used') RETURNING id`, [
-      `${randomUUID()}@example.com`,
-    ]);
-    accountId = row!.id;
+    accountId = await insertAccount(db);
   });
 
   afterAll(async () => {

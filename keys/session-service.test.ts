@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Database } from '../db/database';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
+import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
 import { migrateKeys } from './migrations';
 import { createSessionService, SESSION_LIFETIME_MS, sessionCookieOptions, type SessionService } from './session-service';
 
@@ -28,10 +27,7 @@ describe.each(testDatabaseKinds())('session service on %s', (kind) => {
     testDb = await createTestDatabase(kind);
     db = await testDb.open();
     await migrateKeys(db);
-    const [row] = await db.query<{ id: number }>(`INSERT INTO accounts.accounts (email, password_hash) VALUES ($1, 'not-used') RETURNING id`, [
-      `${randomUUID()}@example.com`,
-    ]);
-    accountId = row!.id;
+    accountId = await insertAccount(db);
   });
 
   beforeEach(() => {

@@ -2,7 +2,8 @@ import { GENERATION_LEASE_MS } from '../gateway/cache/redis-list-cache';
 import { captureLogs } from './support/captured-logs';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { startCountedPetStore } from './support/pet-store-upstream';
-import { freePort, startPrivateRedis } from './support/redis-server';
+import { freePort } from '../bench/support/processes';
+import { startPrivateRedis } from './support/redis-server';
 
 /** Redis killed under traffic and started again: no failed request, one warning, recovery by itself. */
 describe('when Redis goes away and comes back', () => {

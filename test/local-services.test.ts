@@ -2,7 +2,7 @@ import Redis from 'ioredis';
 import { Client } from 'pg';
 import { postgresAdminUrl, redisTestUrl } from './support/databases';
 import { ensureLocalServices } from './support/local-services';
-import { freePort } from './support/redis-server';
+import { freePort } from '../bench/support/processes';
 
 async function redisPing(url: string): Promise<string> {
   const redis = new Redis(url, { lazyConnect: true, retryStrategy: () => null, maxRetriesPerRequest: 0 });

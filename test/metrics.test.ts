@@ -4,7 +4,7 @@ import { createGateway } from '../gateway/create-gateway';
 import { tempDir } from './support/databases';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
-import { freePort } from './support/redis-server';
+import { freePort } from '../bench/support/processes';
 
 const TOKEN = 'metrics-token-0123456789';
 const EXPOSITION = 'text/plain; version=0.0.4; charset=utf-8';

@@ -3,7 +3,8 @@ import { Writable } from 'node:stream';
 import Redis from 'ioredis';
 import pino from 'pino';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
-import { freePort, startPrivateRedis } from './support/redis-server';
+import { freePort } from '../bench/support/processes';
+import { startPrivateRedis } from './support/redis-server';
 
 const QUOTA = 40;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

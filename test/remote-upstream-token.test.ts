@@ -5,7 +5,7 @@ import { tempDir } from './support/databases';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
 import { spawnPetStore, type PetStoreProcess } from './support/pet-store-process';
-import { freePort } from './support/redis-server';
+import { freePort } from '../bench/support/processes';
 
 const REFUSED = { code: 'unauthorized', message: 'This pet store answers only its gateway.', status: 401 };
 

@@ -1,7 +1,8 @@
 import { createTestDatabase, type TestDatabase } from './support/databases';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
-import { freePort, startPrivateRedis } from './support/redis-server';
+import { freePort } from '../bench/support/processes';
+import { startPrivateRedis } from './support/redis-server';
 
 /**
  * A key revoked while Redis is down: the revocation is in the database, so the portal confirms it

@@ -5,7 +5,7 @@ import { startGatedProxy } from './support/gated-proxy';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
 import { spawnPetStore, type PetStoreProcess } from './support/pet-store-process';
-import { freePort } from './support/redis-server';
+import { freePort } from '../bench/support/processes';
 
 const THRESHOLD = 3;
 const OPEN_MS = 1000;

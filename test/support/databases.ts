@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { Database } from '../../db/database';
 import { openPglite } from '../../db/pglite-database';
@@ -22,6 +22,14 @@ export interface TestDatabase {
 /** Every database kind the product runs on: tests that touch the store run once on each. */
 export function testDatabaseKinds(): Array<'pglite' | 'postgres'> {
   return ['pglite', 'postgres'];
+}
+
+/** An account row with a unique email, for tests of what belongs to an account (sessions, keys); resolves with its id. */
+export async function insertAccount(db: Database): Promise<number> {
+  const [row] = await db.query<{ id: number }>(`INSERT INTO accounts.accounts (email, password_hash) VALUES ($1, 'not-used') RETURNING id`, [
+    `${randomUUID()}@example.com`,
+  ]);
+  return row!.id;
 }
 
 /** The PostgreSQL server tests create their throw-away databases on (CI and this machine run one locally). */

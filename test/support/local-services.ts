@@ -1,7 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { Client } from 'pg';
 import { postgresBinDir, startPrivatePostgres } from './postgres-server';
-import { freePort, redisAnswers, startPrivateRedis } from './redis-server';
+import { freePort } from '../../bench/support/processes';
+import { redisAnswers, startPrivateRedis } from './redis-server';
 
 export interface LocalServices {
   redisUrl: string;

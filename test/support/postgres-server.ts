@@ -3,7 +3,7 @@ import { chownSync, existsSync, mkdtempSync, openSync, closeSync, readdirSync, r
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { freePort } from './redis-server';
+import { freePort } from '../../bench/support/processes';
 
 /**
  * A private PostgreSQL cluster (the machine's own binaries) in a temp directory on its own

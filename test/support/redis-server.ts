@@ -1,18 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
 import Redis from 'ioredis';
-
-/** A free TCP port on loopback, for a server the test starts itself. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** A private redis-server (the machine's binary) on its own port, so a test may kill and restart it. */
 export async function startPrivateRedis(port: number): Promise<{ url: string; stop(): Promise<void> }> {
