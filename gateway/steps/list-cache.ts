@@ -112,26 +112,12 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
     next();
   };
 
-  /**
-   * A hit is sent at once; a miss fetches the entry once per process (and across processes through
-   * the fill lock). `prefetched` is a lookup made before the rate limiter: the entry may have been
-   * filled, and its fill lock released, while the limiter answered, so a miss from it is looked up
-   * again before this request takes the lead and goes upstream a second time.
-   */
-  const answer = (req: GatewayRequest, res: ServerResponse, next: Next, key: string, found: CacheLookup, prefetched: boolean): void | Promise<void> => {
+  /** A hit is sent at once; a miss fetches the entry once per process (and across processes through the fill lock). */
+  const answer = (req: GatewayRequest, res: ServerResponse, next: Next, key: string, found: CacheLookup): void | Promise<void> => {
     outage.ok();
-    if (!found.entry && prefetched) return serveLookup(req, res, next, key, lookup(req.ctx.environment, key), false);
     if (!found.entry) return fill(req, res, next, key, found);
     metrics.cacheLookup(req.ctx.environment, 'hit');
     sendCached(send, req, res, found.entry, now());
-  };
-
-  const serveLookup = (req: GatewayRequest, res: ServerResponse, next: Next, key: string, found: CacheLookup | Promise<CacheLookup>, prefetched: boolean) => {
-    if (!(found instanceof Promise)) return answer(req, res, next, key, found, prefetched);
-    return found.then(
-      (result) => answer(req, res, next, key, result, prefetched),
-      (err: unknown) => bypass(req, res, next, err),
-    );
   };
 
   const fill = async (req: GatewayRequest, res: ServerResponse, next: Next, key: string, found: CacheLookup): Promise<void> => {
@@ -170,8 +156,18 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
         }
       } else {
         claimed = true;
+        // The miss may be older than the last fill: a lookup made before the rate limiter, or one
+        // answered after another leader stored the entry and released the lock. Read under the lock.
+        const stored = (await lookup(ctx.environment, key)).entry;
+        if (stored) {
+          release();
+          settle(stored);
+          metrics.cacheLookup(ctx.environment, 'hit');
+          return sendCached(send, req, res, stored, now());
+        }
       }
     } catch (err) {
+      release();
       settle(undefined);
       return bypass(req, res, next, err);
     }
@@ -215,7 +211,12 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
 
     const early = ctx.cacheLookup;
     const key = early?.key ?? normalisedQueryKey(ctx.query ?? {});
-    return serveLookup(req, res, next, key, early ? early.result : lookup(ctx.environment, key), early !== undefined);
+    const found = early ? early.result : lookup(ctx.environment, key);
+    if (!(found instanceof Promise)) return answer(req, res, next, key, found);
+    return found.then(
+      (result) => answer(req, res, next, key, result),
+      (err: unknown) => bypass(req, res, next, err),
+    );
   };
 
   return { prefetch, serve };
