@@ -62,6 +62,10 @@ describe.each(testDatabaseKinds())('account service on %s', (kind) => {
     ['with a space', 'spaces in@example.com'],
     ['without a dot in the domain', 'nodot@example'],
     ['longer than 254 characters', `${'a'.repeat(250)}@example.com`],
+    // PostgreSQL refuses a NUL in text: without the check this was a 500.
+    ['with a NUL', 'nul\u0000@example.com'],
+    ['with another control character', 'bell\u0007@example.com'],
+    ['with an unpaired surrogate', 'half\ud800@example.com'],
   ])(
     'when the email is %s, then sign-up is a 400 invalid_request',
     async (_label, email) => {
@@ -79,6 +83,7 @@ describe.each(testDatabaseKinds())('account service on %s', (kind) => {
     await expect(accounts.authenticate('grace@example.com', 'not the password')).resolves.toBeNull();
     await expect(accounts.authenticate('nobody@example.com', PASSWORD)).resolves.toBeNull();
     await expect(accounts.authenticate('not an email', PASSWORD)).resolves.toBeNull();
+    await expect(accounts.authenticate('grace@example.com\u0000', PASSWORD)).resolves.toBeNull();
   });
 
   test('when an account id is unknown or invalid, then get returns null', async () => {

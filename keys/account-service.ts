@@ -1,5 +1,6 @@
 import { ident, type Database } from '../db/database';
 import { ApiError } from '../lib/api-error';
+import { isOneLineText } from '../lib/plain-text';
 import { KEYS_SCHEMA } from './migrations';
 import { createPasswordHasher, passwordPolicyViolation, type PasswordHasher } from './password';
 
@@ -33,7 +34,7 @@ export function normalizeEmail(email: string): string {
 }
 
 export function isValidEmail(normalized: string): boolean {
-  return normalized.length <= EMAIL_MAX_LENGTH && EMAIL_SHAPE.test(normalized);
+  return normalized.length <= EMAIL_MAX_LENGTH && EMAIL_SHAPE.test(normalized) && isOneLineText(normalized);
 }
 
 interface AccountRow {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ident, type Database } from '../db/database';
 import { ApiError } from '../lib/api-error';
+import { isOneLineText } from '../lib/plain-text';
 import { createKeyHasher } from './key-hash';
 import { createKeyUsageLedger, laterOf } from './key-usage-ledger';
 import { KEYS_SCHEMA } from './migrations';
@@ -139,7 +140,7 @@ function readName(value: unknown): string {
   if (length < 1 || length > KEY_NAME_MAX_LENGTH) {
     throw new ApiError('invalid_request', `name must be a string of 1 to ${KEY_NAME_MAX_LENGTH} characters.`);
   }
-  if (/\p{Cc}/u.test(name)) throw new ApiError('invalid_request', 'name must not contain control characters.');
+  if (!isOneLineText(name)) throw new ApiError('invalid_request', 'name must not contain control characters or unpaired surrogates.');
   return name;
 }
 

@@ -1,6 +1,13 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
+import { isOneLineText, isText } from '../lib/plain-text';
 import type { OpenApiDocument } from './document';
+
+/** The document's own string formats, each with the sentence a client reads when a value breaks it. */
+const TEXT_FORMATS: Record<string, { validate: (value: string) => boolean; brokenBy: string }> = {
+  'one-line-text': { validate: isOneLineText, brokenBy: 'must not contain control characters or unpaired surrogates' },
+  text: { validate: isText, brokenBy: 'must not contain control characters (tab and line breaks aside) or unpaired surrogates' },
+};
 
 /**
  * One Ajv instance per document, holding its component schemas, so `$ref`s resolve and
@@ -11,6 +18,7 @@ export function createSchemaCompiler(doc: OpenApiDocument) {
   addFormats(ajv);
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
+  for (const [name, format] of Object.entries(TEXT_FORMATS)) ajv.addFormat(name, { type: 'string', validate: format.validate });
   ajv.addSchema({ components: doc.components ?? {} }, 'doc');
   return {
     compile(schema: unknown): ValidateFunction {
@@ -53,8 +61,11 @@ export function describeSchemaError(subject: string, error: ErrorObject | undefi
       return `${where()} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
     case 'pattern':
       return p.pattern === '\\S' ? `${where()} must not be blank` : `${where()} must match ${String(p.pattern)}`;
-    case 'format':
-      return p.format === 'int64' ? `${where()} must be an integer no larger than 9007199254740991` : `${where()} must be a valid ${String(p.format)}`;
+    case 'format': {
+      const format = String(p.format);
+      if (format === 'int64') return `${where()} must be an integer no larger than 9007199254740991`;
+      return `${where()} ${TEXT_FORMATS[format]?.brokenBy ?? `must be a valid ${format}`}`;
+    }
     default:
       return `${where()} ${error.message ?? 'is invalid'}`;
   }

@@ -76,6 +76,9 @@ describe('request validation at the gateway', () => {
     ['{"name":"","categoryId":1}', 'body field "name" must NOT have fewer than 1 characters'],
     ['{"name":"   ","categoryId":1}', 'body field "name" must not be blank'],
     ['{"name":"<201 characters>","categoryId":1}', 'body field "name" must NOT have more than 200 characters'],
+    ['{"name":"R\\u0000x","categoryId":1}', 'body field "name" must not contain control characters or unpaired surrogates'],
+    ['{"name":"R\\u0007x","categoryId":1}', 'body field "name" must not contain control characters or unpaired surrogates'],
+    ['{"name":"R\\ud800x","categoryId":1}', 'body field "name" must not contain control characters or unpaired surrogates'],
     ['{"name":42,"categoryId":1}', 'body field "name" must be string'],
     ['{"name":"Rex","categoryId":0}', 'body field "categoryId" must be >= 1'],
     ['{"name":"Rex","categoryId":-4}', 'body field "categoryId" must be >= 1'],
@@ -89,6 +92,11 @@ describe('request validation at the gateway', () => {
   ])('when POST /pets has body %s, then 400 invalid_request', async (body, message) => {
     const sent = body.replace('<201 characters>', 'x'.repeat(201));
     await expectRefused(() => send('POST', '/v1/pets', sent), 400, 'invalid_request', message, 'createPet');
+  });
+
+  test('when a message holds a NUL, then 400 invalid_request before the upstream', async () => {
+    const message = 'body field "message" must not contain control characters (tab and line breaks aside) or unpaired surrogates';
+    await expectRefused(() => send('POST', '/v1/messages', '{"message":"a\\u0000b"}'), 400, 'invalid_request', message, 'createMessage');
   });
 
   test('when the body is not valid JSON, then 400 invalid_json', async () => {

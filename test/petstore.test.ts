@@ -85,6 +85,32 @@ describe.each(testDatabaseKinds())('embedded pet store on %s', (kind) => {
     expect(await jsonOf(res)).toEqual({ code: 'invalid_request', message: 'body field "id" is not allowed', status: 400 });
   });
 
+  const rowCount = async (table: string) => Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM petstore_production.${table}`))[0]!.n);
+
+  test.each([
+    ['a NUL in a name', 'pets', { name: 'R\u0000x', categoryId: 1 }, 'body field "name" must not contain control characters or unpaired surrogates'],
+    ['a line feed in a name', 'pets', { name: 'R\nx', categoryId: 1 }, 'body field "name" must not contain control characters or unpaired surrogates'],
+    ['an unpaired surrogate in a name', 'pets', { name: 'R\ud800x', categoryId: 1 }, 'body field "name" must not contain control characters or unpaired surrogates'],
+    ['a NUL in a message', 'messages', { message: 'a\u0000b' }, 'body field "message" must not contain control characters (tab and line breaks aside) or unpaired surrogates'],
+  ])('when a text field holds %s, then the store refuses it with 400 and stores nothing', async (_label, table, body, message) => {
+    // Without the check PostgreSQL refused the NUL (a 500), and stored the surrogate as U+FFFD.
+    const before = await rowCount(table);
+    const res = await post(production, `/${table}`, body);
+    expect(await jsonOf(res)).toEqual({ code: 'invalid_request', message, status: 400 });
+    expect(await rowCount(table)).toBe(before);
+  });
+
+  test('when a name has an emoji and a message has tabs and line breaks, then both are stored as sent', async () => {
+    const pet = await jsonOf(await post(production, '/pets', { name: 'Rex 🐶 Ünal', categoryId: 1 }));
+    const [stored] = await db.query<{ name: string }>('SELECT name FROM petstore_production.pets WHERE id = $1', [pet.id]);
+    expect(stored!.name).toBe('Rex 🐶 Ünal');
+    const text = 'line one\r\n\tline two\n';
+    const queued = await jsonOf(await post(production, '/messages', { message: text }));
+    expect(queued.message).toBe(text);
+    const [row] = await db.query<{ message: string }>('SELECT message FROM petstore_production.messages WHERE id = $1', [queued.id]);
+    expect(row!.message).toBe(text);
+  });
+
   test('when a filtered page is read, then the plan is an index range scan without a sort', async () => {
     // A tiny table may be scanned whole; disabling seq scans shows the plan a large table gets.
     const plan = await db.transaction(async (tx) => {
