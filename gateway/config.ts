@@ -1,5 +1,6 @@
 import { isAbsolute, resolve } from 'node:path';
 import { z } from 'zod';
+import { LOG_LEVELS } from '../lib/logger';
 import { optionalSecret } from '../lib/optional-secret';
 import { MIN_GATEWAY_TOKEN_LENGTH } from '../petstore/gateway-token';
 
@@ -50,7 +51,7 @@ const envSchema = z.object({
   SESSION_SECRET: secret,
   KEY_HASH_SECRET: secret,
   PUBLIC_URL: optionalUrl(['http', 'https']),
-  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  LOG_LEVEL: z.enum(LOG_LEVELS).default('info'),
   TRUST_PROXY: z
     .enum(['true', 'false', '1', '0', ''])
     .default('false')

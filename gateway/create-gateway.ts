@@ -116,7 +116,13 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         upstreamTokens[environment] = config.upstreamTokens[environment];
         continue;
       }
-      const store: RunningPetStore = await startPetStore({ db, schema: `petstore_${environment}`, operations, gatewayToken: storeToken });
+      const store: RunningPetStore = await startPetStore({
+        db,
+        schema: `petstore_${environment}`,
+        operations,
+        gatewayToken: storeToken,
+        logger: logger.child({ petStore: environment }),
+      });
       closers.unshift(() => store.close());
       upstreams[environment] = store.url;
       upstreamTokens[environment] = storeToken;

@@ -1,5 +1,6 @@
 import express, { type Request, type Response } from 'express';
 import { ApiError } from '../lib/api-error';
+import type { Logger } from '../lib/logger';
 import { readJsonBody } from '../lib/read-json-body';
 import { renderError } from '../lib/render-error';
 import type { ApiOperation, OperationTable } from '../openapi/operations';
@@ -14,13 +15,15 @@ export interface PetStoreDeps {
   operations: OperationTable;
   /** Set when the store is embedded in a gateway: only requests carrying it are answered. Unset for the standalone store. */
   gatewayToken?: string;
+  /** A request that fails with a 5xx is one line here: the client's Error body says nothing of the cause. */
+  logger: Pick<Logger, 'error'>;
 }
 
 /**
  * The embedded pet store: a plain HTTP service with paths relative to its own root
  * (`/pets`, `/messages`). The gateway reaches it over loopback like any other upstream.
  */
-export function createPetStoreApp({ pets, operations, gatewayToken }: PetStoreDeps): express.Express {
+export function createPetStoreApp({ pets, operations, gatewayToken, logger }: PetStoreDeps): express.Express {
   const handlers: Record<string, Handler> = {
     async listPets({ res, query }) {
       const limit = query.limit as number;
@@ -74,7 +77,11 @@ export function createPetStoreApp({ pets, operations, gatewayToken }: PetStoreDe
       if (!handler) throw new ApiError('not_found', `${op.operationId} is not implemented.`);
       await handler({ req, res, query, params, body });
     } catch (err) {
-      renderError(res, err);
+      const apiError = renderError(res, err);
+      if (apiError.status >= 500) {
+        // The gateway sends its request id along, so this line and the gateway's access line match.
+        logger.error({ requestId: req.get('x-request-id'), code: apiError.code, method: req.method, path: req.path, err: apiError.cause ?? apiError }, 'pet store request failed');
+      }
     }
   });
   return app;

@@ -14,4 +14,10 @@ describe('parsePetStoreConfig', () => {
   test('when PETSTORE_GATEWAY_TOKEN is shorter than 32 characters, then it is named', () => {
     expect(() => parsePetStoreConfig({ PETSTORE_GATEWAY_TOKEN: 'short' })).toThrow('PETSTORE_GATEWAY_TOKEN: must be at least 32 characters');
   });
+
+  test('when LOG_LEVEL is unset, then it is info; when it is no pino level, then it is named', () => {
+    expect(parsePetStoreConfig({}).logLevel).toBe('info');
+    expect(parsePetStoreConfig({ LOG_LEVEL: 'warn' }).logLevel).toBe('warn');
+    expect(() => parsePetStoreConfig({ LOG_LEVEL: 'verbose' })).toThrow('LOG_LEVEL: ');
+  });
 });

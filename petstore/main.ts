@@ -1,4 +1,5 @@
 import { openDatabase } from '../db/open-database';
+import { createLogger } from '../lib/logger';
 import { loadOpenApiDocument } from '../openapi/document';
 import { compileOperations } from '../openapi/operations';
 import { parsePetStoreConfig } from './config';
@@ -9,7 +10,15 @@ async function main(): Promise<void> {
   const config = parsePetStoreConfig(process.env);
   const db = await openDatabase(config);
   const { gatewayToken } = config;
-  const store = await startPetStore({ db, schema: config.schema, operations: compileOperations(loadOpenApiDocument()), host: config.host, port: config.port, gatewayToken });
+  const store = await startPetStore({
+    db,
+    schema: config.schema,
+    operations: compileOperations(loadOpenApiDocument()),
+    host: config.host,
+    port: config.port,
+    gatewayToken,
+    logger: createLogger({ level: config.logLevel }),
+  });
   // Whether it is open to any caller, never the token itself.
   process.stdout.write(`${JSON.stringify({ msg: 'pet store listening', url: store.url, schema: config.schema, gatewayOnly: gatewayToken !== undefined })}\n`);
   const stop = async () => {

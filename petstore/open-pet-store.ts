@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { Database } from '../db/database';
+import type { Logger } from '../lib/logger';
 import { migrate } from '../db/migrate';
 import type { OperationTable } from '../openapi/operations';
 import { createPetStoreApp } from './app';
@@ -22,9 +23,16 @@ export async function startPetStore(options: {
   port?: number;
   /** The embedding gateway's token, required on every request (see gateway-token.ts). */
   gatewayToken?: string;
+  /** Where a request that fails with a 5xx is logged. */
+  logger: Pick<Logger, 'error'>;
 }): Promise<RunningPetStore> {
   await migrate(options.db, options.schema, petstoreMigrations);
-  const app = createPetStoreApp({ pets: createPetRepository(options.db, options.schema), operations: options.operations, gatewayToken: options.gatewayToken });
+  const app = createPetStoreApp({
+    pets: createPetRepository(options.db, options.schema),
+    operations: options.operations,
+    gatewayToken: options.gatewayToken,
+    logger: options.logger,
+  });
   const host = options.host ?? '127.0.0.1';
   const server: Server = await new Promise((resolve, reject) => {
     const s = app.listen(options.port ?? 0, host, (err?: Error) => (err ? reject(err) : resolve(s)));

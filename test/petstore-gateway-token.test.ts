@@ -8,6 +8,7 @@ import { captureLogs } from './support/captured-logs';
 import { createTestDatabase, type TestDatabase } from './support/databases';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
+import { createLogger } from '../lib/logger';
 
 const REFUSED = { code: 'unauthorized', message: 'This pet store answers only its gateway.', status: 401 };
 
@@ -22,7 +23,7 @@ describe('an embedded pet store answers only its gateway', () => {
   beforeAll(async () => {
     testDb = await createTestDatabase('pglite');
     db = await testDb.open();
-    store = await startPetStore({ db, schema: 'petstore_production', operations: compileOperations(loadOpenApiDocument()), gatewayToken: token });
+    store = await startPetStore({ db, schema: 'petstore_production', operations: compileOperations(loadOpenApiDocument()), gatewayToken: token, logger: createLogger({ level: 'error' }) });
   });
   afterAll(async () => {
     await store?.close();

@@ -4,6 +4,7 @@ import { compileOperations } from '../openapi/operations';
 import { startPetStore, type RunningPetStore } from '../petstore/open-pet-store';
 import { jsonOf } from './support/http';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from './support/databases';
+import { captureLogs } from './support/captured-logs';
 
 const operations = compileOperations(loadOpenApiDocument());
 
@@ -12,12 +13,13 @@ describe.each(testDatabaseKinds())('embedded pet store on %s', (kind) => {
   let db: Database;
   let production: RunningPetStore;
   let staging: RunningPetStore;
+  const { lines: errorLines, logger } = captureLogs<{ requestId?: string; code: string; method: string; path: string; err: { message: string }; msg: string }>('error');
 
   beforeAll(async () => {
     testDb = await createTestDatabase(kind);
     db = await testDb.open();
-    production = await startPetStore({ db, schema: 'petstore_production', operations });
-    staging = await startPetStore({ db, schema: 'petstore_staging', operations });
+    production = await startPetStore({ db, schema: 'petstore_production', operations, logger });
+    staging = await startPetStore({ db, schema: 'petstore_staging', operations, logger });
   });
   afterAll(async () => {
     await production?.close();
@@ -83,6 +85,23 @@ describe.each(testDatabaseKinds())('embedded pet store on %s', (kind) => {
     const res = await post(production, '/pets', { name: 'x', categoryId: 1, id: 5 });
     expect(res.status).toBe(400);
     expect(await jsonOf(res)).toEqual({ code: 'invalid_request', message: 'body field "id" is not allowed', status: 400 });
+  });
+
+  test('when the store fails on a request, then the client gets a bare 500 and the log one line with the cause and request id', async () => {
+    // A real fault: the schema's pets table is gone.
+    const broken = await startPetStore({ db, schema: 'petstore_broken', operations, logger });
+    try {
+      await db.query('DROP TABLE petstore_broken.pets');
+      const res = await fetch(`${broken.url}/pets?limit=5`, { headers: { 'x-request-id': 'req-broken-1' } });
+      expect(res.status).toBe(500);
+      expect(await jsonOf(res)).toEqual({ code: 'internal_error', message: 'An unexpected error occurred.', status: 500 });
+      expect(errorLines).toEqual([
+        expect.objectContaining({ msg: 'pet store request failed', requestId: 'req-broken-1', code: 'internal_error', method: 'GET', path: '/pets' }),
+      ]);
+      expect(errorLines[0]!.err.message).toMatch(/pets/);
+    } finally {
+      await broken.close();
+    }
   });
 
   const rowCount = async (table: string) => Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM petstore_production.${table}`))[0]!.n);
