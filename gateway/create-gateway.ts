@@ -35,6 +35,7 @@ import { securityHeaders } from './security-headers';
 import { originOf } from './steps/cors';
 import { createFrontHandler } from './front-handler';
 import { healthRoutes } from './health';
+import { answerMalformedRequests } from './malformed-requests';
 import { trackForDrain, type DrainReport, type HttpDrain } from './http-drain';
 import { createRateLimiter } from './rate-limit/rate-limiter';
 import { createCircuitBreaker } from './upstream/circuit-breaker';
@@ -152,7 +153,9 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     app.set('trust proxy', config.trustProxy);
 
     // The bound port is known only after listen; links need it when PUBLIC_URL is unset.
-    server = createServer();
+    // Host is checked by the front handler, which answers a request without one with an Error body (malformed-requests.ts).
+    server = createServer({ requireHostHeader: false });
+    answerMalformedRequests(server);
     drainer = trackForDrain(server);
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);

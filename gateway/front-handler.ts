@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Environment, GatewayRequest } from './pipeline';
 import { requestIdOf } from '../lib/request-id';
 import { ResponseHeaders } from './response-headers';
+import { refuseMissingHost } from './malformed-requests';
 
 export interface ApiMount {
   /** Public prefix without trailing slash: `/v1`, `/staging/v1`. */
@@ -19,6 +20,7 @@ export function createFrontHandler(mounts: readonly ApiMount[], app: (req: Incom
   // Longest prefix first, so /staging/v1 is never mistaken for anything shorter.
   const ordered = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
   return function frontHandler(req: IncomingMessage, res: ServerResponse): void {
+    if (refuseMissingHost(req, res)) return;
     const url = req.url ?? '/';
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);

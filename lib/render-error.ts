@@ -1,4 +1,4 @@
-import type { ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { ApiError, toApiError } from './api-error';
 
 /**
@@ -20,4 +20,23 @@ export function renderError(res: ServerResponse, err: unknown): ApiError {
   res.setHeader('Cache-Control', 'no-store');
   res.end(body);
   return apiError;
+}
+
+/**
+ * The same Error body as a whole HTTP/1.1 response, for a connection Node's parser gave up on
+ * before there was a request or a response object to answer with. The connection then closes:
+ * what follows the bad bytes cannot be told apart from them.
+ */
+export function errorResponseBytes(apiError: ApiError): Buffer {
+  const body = JSON.stringify(apiError.toBody());
+  const head = [
+    `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}`,
+    ...Object.entries(apiError.headers).map(([name, value]) => `${name}: ${value}`),
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Cache-Control: no-store',
+    'X-Content-Type-Options: nosniff',
+    'Connection: close',
+  ];
+  return Buffer.from(`${head.join('\r\n')}\r\n\r\n${body}`);
 }

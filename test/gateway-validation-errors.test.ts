@@ -1,6 +1,7 @@
 import { expectMatchesContract } from './support/contract';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
+import { sendRaw } from './support/raw-http';
 import { startRecordingUpstream } from './support/upstream-double';
 
 /**
@@ -97,6 +98,25 @@ describe('request validation at the gateway', () => {
   test('when a message holds a NUL, then 400 invalid_request before the upstream', async () => {
     const message = 'body field "message" must not contain control characters (tab and line breaks aside) or unpaired surrogates';
     await expectRefused(() => send('POST', '/v1/messages', '{"message":"a\\u0000b"}'), 400, 'invalid_request', message, 'createMessage');
+  });
+
+  test.each([
+    ['headers over 16 KiB', `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`, 431, 'headers_too_large', 'The request line and headers must not exceed 16 KiB.'],
+    [
+      'both Content-Length and Transfer-Encoding',
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 30\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+      'invalid_request',
+      'The request is not valid HTTP/1.1 (HPE_INVALID_TRANSFER_ENCODING).',
+    ],
+    ['no Host header', 'GET /v1/pets HTTP/1.1\r\n\r\n', 400, 'invalid_request', 'An HTTP/1.1 request must have a Host header.'],
+  ])('when a request has %s, then the gateway answers with an Error body, closes the connection and never calls the upstream', async (_label, bytes, status, code, message) => {
+    const before = upstream.requests.length;
+    const answer = await sendRaw(gw.url, bytes);
+    expect(answer.status).toBe(status);
+    expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', connection: 'close' });
+    expect(JSON.parse(answer.body)).toEqual({ code, message, status });
+    expect(upstream.requests.length).toBe(before);
   });
 
   test('when the body is not valid JSON, then 400 invalid_json', async () => {

@@ -1,0 +1,79 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { sendRaw } from '../test/support/raw-http';
+import { answerMalformedRequests, refuseMissingHost } from './malformed-requests';
+
+/**
+ * Requests Node's parser refuses, against a plain server with the gateway's handlers: each gets
+ * an Error body and a closed connection, where Node alone sends a bare status line.
+ */
+describe('malformed requests', () => {
+  let server: Server;
+  let url: string;
+  const handled: string[] = [];
+
+  beforeAll(async () => {
+    // Short timeouts, so that a request that never finishes its headers is refused within the test.
+    server = createServer({ requireHostHeader: false, requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 50 }, (req, res) => {
+      if (refuseMissingHost(req, res)) return;
+      handled.push(`${req.method} ${req.url}`);
+      // /slow answers a turn later, as the gateway's pipeline does: the request's response is not yet under way when the parser fails.
+      if (req.url === '/slow') setTimeout(() => res.end('ok'), 20);
+      else res.end('ok');
+    });
+    answerMalformedRequests(server);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  beforeEach(() => (handled.length = 0));
+
+  const errorHeaders = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' };
+
+  test.each([
+    ['a request line that is not HTTP', 'GARBAGE\r\n\r\n', 400, 'invalid_request', 'The request is not valid HTTP/1.1 (HPE_INVALID_METHOD).'],
+    [
+      'both Content-Length and Transfer-Encoding (request smuggling)',
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n',
+      400,
+      'invalid_request',
+      'The request is not valid HTTP/1.1 (HPE_INVALID_TRANSFER_ENCODING).',
+    ],
+    ['a header without a colon', 'GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n', 400, 'invalid_request', 'The request is not valid HTTP/1.1 (HPE_INVALID_HEADER_TOKEN).'],
+    ['headers over 16 KiB', `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`, 431, 'headers_too_large', 'The request line and headers must not exceed 16 KiB.'],
+  ])('when a request has %s, then an Error body and the connection closes, and no handler runs', async (_label, bytes, status, code, message) => {
+    const answer = await sendRaw(url, bytes);
+    expect(answer.status).toBe(status);
+    expect(answer.headers).toMatchObject(errorHeaders);
+    expect(JSON.parse(answer.body)).toEqual({ code, message, status });
+    expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+    expect(handled).toEqual([]);
+  });
+
+  test('when the headers never finish, then 408 request_timeout with an Error body', async () => {
+    const answer = await sendRaw(url, 'GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+    expect(answer.status).toBe(408);
+    expect(answer.headers).toMatchObject(errorHeaders);
+    expect(JSON.parse(answer.body)).toEqual({ code: 'request_timeout', message: 'The request did not arrive in time.', status: 408 });
+  });
+
+  test('when an HTTP/1.1 request has no Host, then 400 with an Error body and the connection closes; HTTP/1.0 needs none', async () => {
+    const answer = await sendRaw(url, 'GET /v1/pets HTTP/1.1\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(answer.headers).toMatchObject(errorHeaders);
+    expect(JSON.parse(answer.body)).toEqual({ code: 'invalid_request', message: 'An HTTP/1.1 request must have a Host header.', status: 400 });
+    expect(handled).toEqual([]);
+
+    const old = await sendRaw(url, 'GET /old HTTP/1.0\r\n\r\n');
+    expect(old.status).toBe(200);
+    expect(handled).toEqual(['GET /old']);
+  });
+
+  test.each(['/first', '/slow'])('when a malformed request follows a good one (%s) on the same connection, then the good one is answered first', async (path) => {
+    const answer = await sendRaw(url, `GET ${path} HTTP/1.1\r\nHost: x\r\n\r\nGARBAGE\r\n\r\n`);
+    expect(answer.text.startsWith('HTTP/1.1 200 OK\r\n')).toBe(true);
+    expect(answer.text).toContain('\r\n\r\nok');
+    expect(answer.text.endsWith('{"code":"invalid_request","message":"The request is not valid HTTP/1.1 (HPE_INVALID_METHOD).","status":400}')).toBe(true);
+    expect(handled).toEqual([`GET ${path}`]);
+  });
+});

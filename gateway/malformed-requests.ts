@@ -1,0 +1,66 @@
+import { maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ApiError } from '../lib/api-error';
+import { errorResponseBytes, renderError } from '../lib/render-error';
+
+/**
+ * What Node's HTTP parser refuses before any handler runs (a malformed request line or header,
+ * headers over the size limit, a request that outlived `requestTimeout`) is answered with an
+ * Error body like every other refusal; Node's own answer is a bare status line.
+ */
+export function answerMalformedRequests(server: Server): void {
+  server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
+    if (err.code === 'ECONNRESET') {
+      socket.destroy();
+      return;
+    }
+    const refusal = errorResponseBytes(parserError(err));
+    // Requests read before the bad bytes are answered first and in order; Node's own answer would
+    // go out ahead of a response still being prepared, and then cut it off.
+    afterResponsesUnderWay(socket, () => {
+      if (socket.writable) socket.end(refusal, () => socket.destroy());
+      else socket.destroy();
+    });
+  });
+}
+
+/** Node keeps the response being written in `_httpMessage`, and moves the next queued one there when it finishes. */
+function afterResponsesUnderWay(socket: Duplex, then: () => void): void {
+  const current = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (!current || current.writableFinished || current.destroyed) return then();
+  let settled = false;
+  const next = () => {
+    if (settled) return;
+    settled = true;
+    afterResponsesUnderWay(socket, then);
+  };
+  current.once('finish', next);
+  current.once('close', next);
+}
+
+function parserError(err: Error & { code?: string }): ApiError {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      // The server sets no limit of its own: Node's (16 KiB, or --max-http-header-size).
+      return new ApiError('headers_too_large', `The request line and headers must not exceed ${maxHeaderSize / 1024} KiB.`);
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return new ApiError('payload_too_large', 'The chunk extensions of the request body are too large.');
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new ApiError('request_timeout', 'The request did not arrive in time.');
+    default:
+      // The parser's code names what is wrong (HPE_INVALID_METHOD, HPE_UNEXPECTED_CONTENT_LENGTH, …) and says nothing secret.
+      return new ApiError('invalid_request', `The request is not valid HTTP/1.1${err.code ? ` (${err.code})` : ''}.`);
+  }
+}
+
+/**
+ * HTTP/1.1 requires a Host header. Node checks it too (`requireHostHeader`), but answers with an
+ * empty 400; the server turns that check off and this one answers with an Error body instead.
+ * True when the request was refused.
+ */
+export function refuseMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
+  if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return false;
+  res.setHeader('Connection', 'close');
+  renderError(res, new ApiError('invalid_request', 'An HTTP/1.1 request must have a Host header.'));
+  return true;
+}
