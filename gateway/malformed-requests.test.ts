@@ -50,6 +50,14 @@ describe('malformed requests', () => {
     expect(handled).toEqual([]);
   });
 
+  test('when the method is CONNECT, then 400 with an Error body and the connection closes, where Node alone closes it without a word', async () => {
+    const answer = await sendRaw(url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
+    expect(answer.status).toBe(400);
+    expect(answer.headers).toMatchObject(errorHeaders);
+    expect(JSON.parse(answer.body)).toEqual({ code: 'invalid_request', message: 'CONNECT is not supported: the gateway is not a forward proxy.', status: 400 });
+    expect(handled).toEqual([]);
+  });
+
   test('when the headers never finish, then 408 request_timeout with an Error body', async () => {
     const answer = await sendRaw(url, 'GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ');
     expect(answer.status).toBe(408);

@@ -6,7 +6,8 @@ import { errorResponseBytes, renderError } from '../lib/render-error';
 /**
  * What Node's HTTP parser refuses before any handler runs (a malformed request line or header,
  * headers over the size limit, a request that outlived `requestTimeout`) is answered with an
- * Error body like every other refusal; Node's own answer is a bare status line.
+ * Error body like every other refusal; Node's own answer is a bare status line. So is CONNECT,
+ * which Node would answer by closing the connection.
  */
 export function answerMalformedRequests(server: Server): void {
   server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
@@ -17,11 +18,17 @@ export function answerMalformedRequests(server: Server): void {
     const refusal = errorResponseBytes(parserError(err));
     // Requests read before the bad bytes are answered first and in order; Node's own answer would
     // go out ahead of a response still being prepared, and then cut it off.
-    afterResponsesUnderWay(socket, () => {
-      if (socket.writable) socket.end(refusal, () => socket.destroy());
-      else socket.destroy();
-    });
+    afterResponsesUnderWay(socket, () => refuse(socket, refusal));
   });
+  // Node hands CONNECT to 'connect' listeners only, and closes the connection without a word when there is none.
+  server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    refuse(socket, errorResponseBytes(new ApiError('invalid_request', 'CONNECT is not supported: the gateway is not a forward proxy.')));
+  });
+}
+
+function refuse(socket: Duplex, refusal: Buffer): void {
+  if (socket.writable) socket.end(refusal, () => socket.destroy());
+  else socket.destroy();
 }
 
 /** Node keeps the response being written in `_httpMessage`, and moves the next queued one there when it finishes. */
