@@ -17,6 +17,7 @@ describe('malformed requests', () => {
     server = createServer({ requireHostHeader: false, requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 50 }, (req, res) => {
       if (refuseMissingHost(req, res)) return;
       handled.push(`${req.method} ${req.url}`);
+      if (req.method === 'POST') return void req.resume().on('end', () => res.end('read'));
       // /slow answers a turn later, as the gateway's pipeline does: the request's response is not yet under way when the parser fails.
       if (req.url === '/slow') setTimeout(() => res.end('ok'), 20);
       else res.end('ok');
@@ -48,6 +49,14 @@ describe('malformed requests', () => {
     expect(JSON.parse(answer.body)).toEqual({ code, message, status });
     expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
     expect(handled).toEqual([]);
+  });
+
+  test('when a chunked body breaks off into bytes that are no chunk, then that request is refused with an Error body at once, not left waiting for its body', async () => {
+    const answer = await sendRaw(url, 'POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nZZ\r\n', 2000);
+    expect(answer.status).toBe(400);
+    expect(answer.headers).toMatchObject(errorHeaders);
+    expect(JSON.parse(answer.body)).toEqual({ code: 'invalid_request', message: 'The request is not valid HTTP/1.1 (HPE_INVALID_CHUNK_SIZE).', status: 400 });
+    expect(handled).toEqual(['POST /upload']);
   });
 
   test('when the method is CONNECT, then 400 with an Error body and the connection closes, where Node alone closes it without a word', async () => {

@@ -16,9 +16,7 @@ export function answerMalformedRequests(server: Server): void {
       return;
     }
     const refusal = errorResponseBytes(parserError(err));
-    // Requests read before the bad bytes are answered first and in order; Node's own answer would
-    // go out ahead of a response still being prepared, and then cut it off.
-    afterResponsesUnderWay(socket, () => refuse(socket, refusal));
+    afterEarlierRequests(socket, () => refuse(socket, refusal));
   });
   // Node hands CONNECT to 'connect' listeners only, and closes the connection without a word when there is none.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
@@ -31,15 +29,26 @@ function refuse(socket: Duplex, refusal: Buffer): void {
   else socket.destroy();
 }
 
-/** Node keeps the response being written in `_httpMessage`, and moves the next queued one there when it finishes. */
-function afterResponsesUnderWay(socket: Duplex, then: () => void): void {
+/**
+ * Runs `refuse` once the requests read whole before the bad bytes have been answered, in order:
+ * Node's own answer would go out ahead of a response still being prepared, and then cut it off.
+ * When the bad bytes are the body of the request being answered, that request is refused now,
+ * or cut off if its response has begun. Node keeps the response being written in `_httpMessage`
+ * and moves the next queued one there when it finishes.
+ */
+function afterEarlierRequests(socket: Duplex, refuse: () => void): void {
   const current = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (!current || current.writableFinished || current.destroyed) return then();
+  if (!current || current.writableFinished || current.destroyed) return refuse();
+  if (!current.req.complete) {
+    if (current.headersSent) socket.destroy();
+    else refuse();
+    return;
+  }
   let settled = false;
   const next = () => {
     if (settled) return;
     settled = true;
-    afterResponsesUnderWay(socket, then);
+    afterEarlierRequests(socket, refuse);
   };
   current.once('finish', next);
   current.once('close', next);

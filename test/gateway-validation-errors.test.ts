@@ -110,9 +110,16 @@ describe('request validation at the gateway', () => {
       'The request is not valid HTTP/1.1 (HPE_INVALID_TRANSFER_ENCODING).',
     ],
     ['no Host header', 'GET /v1/pets HTTP/1.1\r\n\r\n', 400, 'invalid_request', 'An HTTP/1.1 request must have a Host header.'],
+    [
+      'a chunked body that breaks off into bytes that are no chunk',
+      'POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer <key>\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{"nam\r\nZZ\r\n',
+      400,
+      'invalid_request',
+      'The request is not valid HTTP/1.1 (HPE_INVALID_CHUNK_SIZE).',
+    ],
   ])('when a request has %s, then the gateway answers with an Error body, closes the connection and never calls the upstream', async (_label, bytes, status, code, message) => {
     const before = upstream.requests.length;
-    const answer = await sendRaw(gw.url, bytes);
+    const answer = await sendRaw(gw.url, bytes.replace('<key>', dev.productionKey), 3000);
     expect(answer.status).toBe(status);
     expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', connection: 'close' });
     expect(JSON.parse(answer.body)).toEqual({ code, message, status });
