@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sendRaw } from '../test/support/raw-http';
+import { sendRaw, type RawExchange } from '../test/support/raw-http';
 import { answerMalformedRequests, refuseMissingHost } from './malformed-requests';
 
 /**
@@ -29,7 +29,13 @@ describe('malformed requests', () => {
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
   beforeEach(() => (handled.length = 0));
 
-  const errorHeaders = { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' };
+  /** An Error body, whole, on a connection the server then closed. */
+  const expectRefusal = (answer: RawExchange, status: number, code: string, message: string) => {
+    expect(answer.status).toBe(status);
+    expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', connection: 'close' });
+    expect(JSON.parse(answer.body)).toEqual({ code, message, status });
+    expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+  };
 
   test.each([
     ['a request line that is not HTTP', 'GARBAGE\r\n\r\n', 400, 'invalid_request', 'The request is not valid HTTP/1.1 (HPE_INVALID_METHOD).'],
@@ -43,42 +49,26 @@ describe('malformed requests', () => {
     ['a header without a colon', 'GET / HTTP/1.1\r\nHost: x\r\nno colon here\r\n\r\n', 400, 'invalid_request', 'The request is not valid HTTP/1.1 (HPE_INVALID_HEADER_TOKEN).'],
     ['headers over 16 KiB', `GET / HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`, 431, 'headers_too_large', 'The request line and headers must not exceed 16 KiB.'],
   ])('when a request has %s, then an Error body and the connection closes, and no handler runs', async (_label, bytes, status, code, message) => {
-    const answer = await sendRaw(url, bytes);
-    expect(answer.status).toBe(status);
-    expect(answer.headers).toMatchObject(errorHeaders);
-    expect(JSON.parse(answer.body)).toEqual({ code, message, status });
-    expect(Number(answer.headers['content-length'])).toBe(Buffer.byteLength(answer.body));
+    expectRefusal(await sendRaw(url, bytes), status, code, message);
     expect(handled).toEqual([]);
   });
 
   test('when a chunked body breaks off into bytes that are no chunk, then that request is refused with an Error body at once, not left waiting for its body', async () => {
-    const answer = await sendRaw(url, 'POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nZZ\r\n', 2000);
-    expect(answer.status).toBe(400);
-    expect(answer.headers).toMatchObject(errorHeaders);
-    expect(JSON.parse(answer.body)).toEqual({ code: 'invalid_request', message: 'The request is not valid HTTP/1.1 (HPE_INVALID_CHUNK_SIZE).', status: 400 });
+    expectRefusal(await sendRaw(url, 'POST /upload HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\nZZ\r\n', 2000), 400, 'invalid_request', 'The request is not valid HTTP/1.1 (HPE_INVALID_CHUNK_SIZE).');
     expect(handled).toEqual(['POST /upload']);
   });
 
   test('when the method is CONNECT, then 400 with an Error body and the connection closes, where Node alone closes it without a word', async () => {
-    const answer = await sendRaw(url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
-    expect(answer.status).toBe(400);
-    expect(answer.headers).toMatchObject(errorHeaders);
-    expect(JSON.parse(answer.body)).toEqual({ code: 'invalid_request', message: 'CONNECT is not supported: the gateway is not a forward proxy.', status: 400 });
+    expectRefusal(await sendRaw(url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'), 400, 'invalid_request', 'CONNECT is not supported: the gateway is not a forward proxy.');
     expect(handled).toEqual([]);
   });
 
   test('when the headers never finish, then 408 request_timeout with an Error body', async () => {
-    const answer = await sendRaw(url, 'GET / HTTP/1.1\r\nHost: x\r\nX-Slow: ');
-    expect(answer.status).toBe(408);
-    expect(answer.headers).toMatchObject(errorHeaders);
-    expect(JSON.parse(answer.body)).toEqual({ code: 'request_timeout', message: 'The request did not arrive in time.', status: 408 });
+    expectRefusal(await sendRaw(url, 'GET / HTTP/1.1\r\nHost: x\r\nX-Slow: '), 408, 'request_timeout', 'The request did not arrive in time.');
   });
 
   test('when an HTTP/1.1 request has no Host, then 400 with an Error body and the connection closes; HTTP/1.0 needs none', async () => {
-    const answer = await sendRaw(url, 'GET /v1/pets HTTP/1.1\r\n\r\n');
-    expect(answer.status).toBe(400);
-    expect(answer.headers).toMatchObject(errorHeaders);
-    expect(JSON.parse(answer.body)).toEqual({ code: 'invalid_request', message: 'An HTTP/1.1 request must have a Host header.', status: 400 });
+    expectRefusal(await sendRaw(url, 'GET /v1/pets HTTP/1.1\r\n\r\n'), 400, 'invalid_request', 'An HTTP/1.1 request must have a Host header.');
     expect(handled).toEqual([]);
 
     const old = await sendRaw(url, 'GET /old HTTP/1.0\r\n\r\n');
