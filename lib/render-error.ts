@@ -1,6 +1,20 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import { ApiError, toApiError } from './api-error';
 
+/** An Error body and the headers every Error response carries, whichever way it is sent. */
+function errorMessage(apiError: ApiError): { body: string; headers: Array<[string, string | number]> } {
+  const body = JSON.stringify(apiError.toBody());
+  return {
+    body,
+    headers: [
+      ...Object.entries(apiError.headers),
+      ['Content-Type', 'application/json; charset=utf-8'],
+      ['Content-Length', Buffer.byteLength(body)],
+      ['Cache-Control', 'no-store'],
+    ],
+  };
+}
+
 /**
  * The one place that writes an Error body. Works on a bare Node response so the gateway's
  * hot path, the pet store and the portal (Express responses are ServerResponses) share it.
@@ -12,12 +26,9 @@ export function renderError(res: ServerResponse, err: unknown): ApiError {
     res.destroy();
     return apiError;
   }
-  const body = JSON.stringify(apiError.toBody());
-  for (const [name, value] of Object.entries(apiError.headers)) res.setHeader(name, value);
+  const { body, headers } = errorMessage(apiError);
   res.statusCode = apiError.status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(body));
-  res.setHeader('Cache-Control', 'no-store');
+  for (const [name, value] of headers) res.setHeader(name, value);
   res.end(body);
   return apiError;
 }
@@ -28,13 +39,10 @@ export function renderError(res: ServerResponse, err: unknown): ApiError {
  * what follows the bad bytes cannot be told apart from them.
  */
 export function errorResponseBytes(apiError: ApiError): Buffer {
-  const body = JSON.stringify(apiError.toBody());
+  const { body, headers } = errorMessage(apiError);
   const head = [
     `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? ''}`,
-    ...Object.entries(apiError.headers).map(([name, value]) => `${name}: ${value}`),
-    'Content-Type: application/json; charset=utf-8',
-    `Content-Length: ${Buffer.byteLength(body)}`,
-    'Cache-Control: no-store',
+    ...headers.map(([name, value]) => `${name}: ${value}`),
     'X-Content-Type-Options: nosniff',
     'Connection: close',
   ];
