@@ -147,24 +147,21 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
       claimed = false;
     };
     try {
+      let ready: CachedResponse | undefined;
       if (found.filling || !(await cache.claimFill(ctx.environment, key, generation))) {
-        const filled = await waitForFill(() => lookup(ctx.environment, key), generation, fillWaitMs);
-        if (filled) {
-          metrics.cacheLookup(ctx.environment, 'coalesced');
-          settle(filled);
-          return sendCached(send, req, res, filled, now());
-        }
+        ready = await waitForFill(() => lookup(ctx.environment, key), generation, fillWaitMs);
       } else {
         claimed = true;
         // The miss may be older than the last fill: a lookup made before the rate limiter, or one
         // answered after another leader stored the entry and released the lock. Read under the lock.
-        const stored = (await lookup(ctx.environment, key)).entry;
-        if (stored) {
-          release();
-          settle(stored);
-          metrics.cacheLookup(ctx.environment, 'hit');
-          return sendCached(send, req, res, stored, now());
-        }
+        ready = (await lookup(ctx.environment, key)).entry;
+      }
+      if (ready) {
+        // Another process's fill (waited for) is a coalesced request; an entry already stored is a hit.
+        metrics.cacheLookup(ctx.environment, claimed ? 'hit' : 'coalesced');
+        release();
+        settle(ready);
+        return sendCached(send, req, res, ready, now());
       }
     } catch (err) {
       release();
