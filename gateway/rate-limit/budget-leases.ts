@@ -34,6 +34,8 @@ export interface BudgetLeasesOptions {
   counter: Pick<RateLimiterAbstract, 'consume'>;
   quota: number;
   windowMs: number;
+  /** Epoch ms; Date.now unless a test sets the pace (lease sizes follow how fast leases are spent). */
+  clock?: () => number;
 }
 
 /**
@@ -55,9 +57,9 @@ export interface BudgetLeasesOptions {
  *   load, in the slowest percent of the gateway's latencies. The cost is half a lease more held
  *   unspent at the end of a window.
  */
-export function createBudgetLeases({ counter, quota, windowMs }: BudgetLeasesOptions): (key: string) => RateDecision | Promise<RateDecision> {
+export function createBudgetLeases({ counter, quota, windowMs, clock = Date.now }: BudgetLeasesOptions): (key: string) => RateDecision | Promise<RateDecision> {
   const leases = new Map<string, Lease>();
-  let sweptAt = Date.now();
+  let sweptAt = clock();
 
   /** The decision the key's lease can make now, without the counter; undefined when it cannot. */
   function spendLocally(key: string, lease: Lease | undefined, now: number): RateDecision | undefined {
@@ -92,7 +94,7 @@ export function createBudgetLeases({ counter, quota, windowMs }: BudgetLeasesOpt
     const granted = (res: RateLimiterRes, refused: boolean): RateDecision => {
       // A refusal still reports the count including this request's tokens: those under the quota are ours.
       const tokens = refused ? Math.min(size, Math.max(0, quota - (res.consumedPoints - size))) : size;
-      const at = Date.now();
+      const at = clock();
       const resetAt = at + Math.max(1, res.msBeforeNext);
       // Unspent tokens stay only while their window lasts and the new ones are of the same window.
       const held = at < lease.resetAt && resetAt < lease.resetAt + windowMs / 2 ? lease.left : 0;
@@ -121,9 +123,9 @@ export function createBudgetLeases({ counter, quota, windowMs }: BudgetLeasesOpt
   async function consumeWithCounter(key: string): Promise<RateDecision> {
     for (;;) {
       const lease = leases.get(key);
-      if (!lease?.pending) return takeLease(key, lease, Date.now());
+      if (!lease?.pending) return takeLease(key, lease, clock());
       await lease.pending.catch(ignore); // its taker reports a failure; this request asks again
-      const decision = spendLocally(key, leases.get(key), Date.now());
+      const decision = spendLocally(key, leases.get(key), clock());
       if (decision) return decision;
     }
   }
@@ -136,7 +138,7 @@ export function createBudgetLeases({ counter, quota, windowMs }: BudgetLeasesOpt
   }
 
   return function consume(key: string): RateDecision | Promise<RateDecision> {
-    return spendLocally(key, leases.get(key), Date.now()) ?? consumeWithCounter(key);
+    return spendLocally(key, leases.get(key), clock()) ?? consumeWithCounter(key);
   };
 }
 
