@@ -93,14 +93,26 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     }
   }
 
+  /** The keys database, opened and migrated; with DATABASE_URL, a failure names the server and its cause. */
+  async function prepareDatabase(): Promise<Database> {
+    try {
+      const db = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+      closers.push(() => db.close());
+      await migrateKeys(db);
+      return db;
+    } catch (err) {
+      // The store's own error is the 503 clients see ("temporarily unavailable"); an operator needs the cause.
+      if (!config.databaseUrl) throw err;
+      throw new Error(`PostgreSQL at DATABASE_URL could not be reached or prepared: ${rootCause(err)}`, { cause: err });
+    }
+  }
+
   async function assemble() {
     // Explicit secrets win; development fills the gaps from DATA_DIR (a production config requires both).
     const dev = config.sessionSecret && config.keyHashSecret ? undefined : loadOrCreateDevSecrets(config.dataDir);
     const secrets = { sessionSecret: config.sessionSecret ?? dev!.sessionSecret, keyHashSecret: config.keyHashSecret ?? dev!.keyHashSecret };
 
-    const db: Database = await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-    closers.push(() => db.close());
-    await migrateKeys(db);
+    const db = await prepareDatabase();
 
     const document = loadOpenApiDocument();
     const operations = compileOperations(document);
@@ -301,7 +313,15 @@ async function connectRedis(url: string, closers: Array<() => Promise<void> | vo
   try {
     await Promise.all([publisher.connect(), subscriber.connect()]);
   } catch (err) {
-    throw new Error(`Redis at REDIS_URL is unreachable: ${(err as Error).message}`, { cause: err });
+    throw new Error(`Redis at REDIS_URL is unreachable: ${rootCause(err)}`, { cause: err });
   }
   return { publisher, subscriber };
+}
+
+/** The message of the innermost cause; an AggregateError (one per address tried) lists its errors. */
+function rootCause(err: unknown): string {
+  let inner = err;
+  while (inner instanceof Error && inner.cause !== undefined) inner = inner.cause;
+  if (inner instanceof AggregateError && !inner.message) return inner.errors.map((e: unknown) => rootCause(e)).join('; ');
+  return inner instanceof Error ? inner.message : String(inner);
 }
