@@ -66,3 +66,21 @@ export function toApiError(err: unknown): ApiError {
   }
   return new ApiError('internal_error', 'An unexpected error occurred.', { cause: err });
 }
+
+/** Whether `text` is an Error body for `status`: a known code of that status, a message, and the status itself. */
+export function isErrorBodyFor(text: string, status: number): boolean {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return false;
+  }
+  if (typeof value !== 'object' || value === null) return false;
+  const { code, message, status: stated } = value as Record<string, unknown>;
+  return typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code) && ERROR_STATUS[code as ErrorCode] === status && typeof message === 'string' && stated === status;
+}
+
+/** The first code of a status (400: `invalid_request`), for an error known only by its status. */
+export function errorCodeFor(status: number): ErrorCode | undefined {
+  return (Object.keys(ERROR_STATUS) as ErrorCode[]).find((code) => ERROR_STATUS[code] === status);
+}

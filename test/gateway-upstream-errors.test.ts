@@ -58,6 +58,76 @@ describe('upstream failures and remote upstreams', () => {
     }
   });
 
+  describe('error statuses from the upstream', () => {
+    // The deprecated GET /pets/{petId} picks the upstream's answer: every case passes the gateway's own checks.
+    const answers: Record<string, [number, Record<string, string>, string]> = {
+      '1': [500, { 'content-type': 'text/html' }, '<h1>Internal Server Error</h1>'],
+      '2': [400, {}, ''],
+      '3': [404, { 'content-type': 'application/json' }, '{"error":"not here"}'],
+      '4': [404, { 'content-type': 'application/json' }, '{"code":"not_found","message":"Pet 4 was not found.","status":400}'],
+      '5': [404, { 'content-type': 'application/json' }, '{"code":"not_found","message":"Pet 5 was not found.","status":404}'],
+      '6': [503, { 'content-type': 'application/json', 'retry-after': '7' }, '{"code":"service_unavailable","message":"Down for a moment.","status":503}'],
+      '7': [503, { 'content-type': 'text/plain', 'retry-after': '9' }, 'down for maintenance'],
+      '8': [418, { 'content-type': 'text/plain' }, "I'm a teapot"],
+    };
+    let erring: Awaited<ReturnType<typeof startRecordingUpstream>>;
+    let gw4: TestGateway;
+    let auth: Record<string, string>;
+
+    beforeAll(async () => {
+      erring = await startRecordingUpstream((req, res) => {
+        const [status, headers, body] = answers[req.url!.split('/').at(-1)!]!;
+        res.writeHead(status, headers).end(body);
+      });
+      gw4 = await startTestGateway({ env: { PRODUCTION_UPSTREAM: erring.url } });
+      auth = { authorization: `Bearer ${(await signUpDeveloper(gw4.url)).productionKey}` };
+    });
+    afterAll(async () => {
+      await gw4?.stop();
+      await erring?.close();
+    });
+
+    test.each([
+      ['500 and an HTML page', '1', 500, 'internal_error'],
+      ['400 and no body at all', '2', 400, 'invalid_request'],
+      ['404 and JSON of another shape', '3', 404, 'not_found'],
+      ['404 and an Error body whose status is not the response\'s', '4', 404, 'not_found'],
+    ])('when the upstream answers %s, then the client gets that status with an Error body', async (_label, petId, status, code) => {
+      const before = erring.requests.length;
+      const res = await fetch(`${gw4.url}/v1/pets/${petId}`, { headers: auth });
+      expect(erring.requests.length).toBe(before + 1);
+      expect(res.status).toBe(status);
+      expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+      expect(await jsonOf(res)).toEqual({ code, message: `The upstream answered ${status} without an Error body.`, status });
+    });
+
+    test('when the upstream answers 503 in plain text, then 503 service_unavailable with its Retry-After', async () => {
+      const res = await fetch(`${gw4.url}/v1/pets/7`, { headers: auth });
+      expect([res.status, res.headers.get('retry-after')]).toEqual([503, '9']);
+      expect(await jsonOf(res)).toEqual({ code: 'service_unavailable', message: 'The upstream answered 503 without an Error body.', status: 503 });
+    });
+
+    test('when the upstream answers a status the contract has no code for, then 502 bad_gateway', async () => {
+      const res = await fetch(`${gw4.url}/v1/pets/8`, { headers: auth });
+      expect(res.status).toBe(502);
+      expect(await jsonOf(res)).toEqual({ code: 'bad_gateway', message: 'The upstream answered 418 without an Error body.', status: 502 });
+    });
+
+    test('when the upstream answers an error with an Error body, then it reaches the client as sent, headers included', async () => {
+      const missing = await fetch(`${gw4.url}/v1/pets/5`, { headers: auth });
+      expect(missing.status).toBe(404);
+      expect(await missing.text()).toBe(answers['5']![2]);
+      const down = await fetch(`${gw4.url}/v1/pets/6`, { headers: auth });
+      expect([down.status, down.headers.get('retry-after')]).toEqual([503, '7']);
+      expect(await down.text()).toBe(answers['6']![2]);
+    });
+
+    test('when a HEAD gets an error status, then the status passes through (a HEAD answer has no body to check)', async () => {
+      const res = await fetch(`${gw4.url}/v1/pets/1`, { method: 'HEAD', headers: auth });
+      expect(res.status).toBe(500);
+    });
+  });
+
   test('when a remote upstream has a base path, then requests are sent under it and Location/Link come back under the public prefix', async () => {
     remote = await startRecordingUpstream((req, res) => {
       if (req.method === 'POST') {

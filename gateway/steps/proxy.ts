@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { ApiError } from '../../lib/api-error';
+import { ApiError, errorCodeFor, isErrorBodyFor } from '../../lib/api-error';
 import { renderError } from '../../lib/render-error';
 import type { GatewayMetrics, UpstreamOutcome } from '../metrics/gateway-metrics';
 import type { GatewayRequest, Step } from '../pipeline';
@@ -99,7 +99,9 @@ export function proxyToUpstream({ upstreamUrl, upstreamToken, timeoutMs, links, 
         }
         const headers = responseHeaders(proxyRes, links);
         const hook = req.ctx.onUpstreamResponse;
-        if (!hook) {
+        // Clients are promised an Error body with every error; an upstream that sends anything else is at fault.
+        const errorToCheck = status >= 400 && req.method !== 'HEAD';
+        if (!hook && !errorToCheck) {
           res.writeHead(status, headers);
           proxyRes.pipe(res);
           proxyRes.once('aborted', () => res.destroy());
@@ -108,9 +110,13 @@ export function proxyToUpstream({ upstreamUrl, upstreamToken, timeoutMs, links, 
         readAll(proxyRes).then(
           async (body) => {
             try {
-              await hook({ status, headers, body });
+              await hook?.({ status, headers, body });
             } catch (err) {
               onError(err, req, res);
+              return;
+            }
+            if (errorToCheck && !isErrorBodyFor(body.toString('utf8'), status)) {
+              onError(withErrorBody(status, headers), req, res);
               return;
             }
             headers['content-length'] = String(body.length);
