@@ -32,6 +32,11 @@ describe('portal pages', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
+  test('when the site root is opened, then it redirects (302) to the portal', async () => {
+    const res = await get('/');
+    expect([res.status, res.headers.get('location')]).toEqual([302, '/portal/']);
+  });
+
   test('when /portal is opened, then it redirects to /portal/', async () => {
     const res = await get('/portal');
     expect([res.status, res.headers.get('location')]).toEqual([301, '/portal/']);

@@ -59,6 +59,12 @@ export function createPortal(deps: PortalDeps): Router {
 
   router.use(assets.handler);
 
+  // Someone who opens the gateway's address in a browser is looking for the portal. 302, not 301:
+  // browsers keep a 301 for good, and the root may serve something else one day.
+  router.get('/', function siteRoot(_req, res) {
+    res.redirect(302, '/portal/');
+  });
+
   router.get('/portal', function portalRoot(_req, res) {
     res.redirect(301, '/portal/');
   });
