@@ -41,6 +41,7 @@ import { createRateLimiter } from './rate-limit/rate-limiter';
 import { createCircuitBreaker } from './upstream/circuit-breaker';
 import { metricsRoutes } from './metrics/metrics-routes';
 import { startMetricsServer } from './metrics/metrics-server';
+import type { EarlyRefusalCode } from './metrics/gateway-metrics';
 import { createPrometheusMetrics } from './metrics/prometheus-metrics';
 import type { Environment } from './pipeline';
 
@@ -159,6 +160,8 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     const verifier = createKeyVerifier({ keys: apiKeys, revocations, ttlMs: 60_000, max: 100_000, now: options.now });
     closers.unshift(() => verifier.close());
     const { metrics, registry } = createPrometheusMetrics({ keyVerifier: verifier });
+    // Refusals before routing come from the server's parser events and from the front handler's Host check.
+    const refusedEarly = (code: EarlyRefusalCode) => metrics.refusedEarly(code);
 
     const app = express();
     app.disable('x-powered-by');
@@ -167,7 +170,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     // The bound port is known only after listen; links need it when PUBLIC_URL is unset.
     // Host is checked by the front handler, which answers a request without one with an Error body (malformed-requests.ts).
     server = createServer({ requireHostHeader: false });
-    answerMalformedRequests(server);
+    answerMalformedRequests(server, refusedEarly);
     drainer = trackForDrain(server);
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
@@ -256,7 +259,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     app.use(notFound);
     app.use(expressErrorHandler(logger));
 
-    server.on('request', createFrontHandler(mounts, app));
+    server.on('request', createFrontHandler(mounts, app, refusedEarly));
     server.keepAliveTimeout = 65_000;
     server.headersTimeout = 66_000;
     server.requestTimeout = 120_000;

@@ -3,6 +3,7 @@ import type { Environment, GatewayRequest } from './pipeline';
 import { requestIdOf } from '../lib/request-id';
 import { ResponseHeaders } from './response-headers';
 import { refuseMissingHost } from './malformed-requests';
+import type { EarlyRefusalCode } from './metrics/gateway-metrics';
 
 export interface ApiMount {
   /** Public prefix without trailing slash: `/v1`, `/staging/v1`. */
@@ -11,17 +12,36 @@ export interface ApiMount {
   run(req: GatewayRequest, res: ServerResponse): void;
 }
 
+const SLASH = 0x2f;
+const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
+
+/**
+ * `GET http://host/v1/pets` (absolute form, which HTTP/1.1 servers must accept) as `/v1/pets`, the
+ * path kept as sent; anything else (`*`, garbage) is left for the routes to refuse.
+ */
+function originForm(url: string): string {
+  const authority = ABSOLUTE_FORM.exec(url);
+  if (!authority) return url;
+  const rest = url.slice(authority[0].length);
+  return rest.startsWith('/') ? rest : `/${rest}`;
+}
+
 /**
  * The Node server's request handler. API traffic goes straight into its environment's compiled
  * pipeline — Express's router costs more per request than the rest of the gateway — and every
  * other path (portal, docs, health) goes to the Express app.
  */
-export function createFrontHandler(mounts: readonly ApiMount[], app: (req: IncomingMessage, res: ServerResponse) => void) {
+export function createFrontHandler(
+  mounts: readonly ApiMount[],
+  app: (req: IncomingMessage, res: ServerResponse) => void,
+  refusedEarly: (code: EarlyRefusalCode) => void = () => {},
+) {
   // Longest prefix first, so /staging/v1 is never mistaken for anything shorter.
   const ordered = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
   return function frontHandler(req: IncomingMessage, res: ServerResponse): void {
-    if (refuseMissingHost(req, res)) return;
-    const url = req.url ?? '/';
+    if (refuseMissingHost(req, res)) return refusedEarly('invalid_request');
+    let url = req.url ?? '/';
+    if (url.charCodeAt(0) !== SLASH) url = req.url = originForm(url);
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
     for (const mount of ordered) {

@@ -11,6 +11,8 @@ describe('malformed requests', () => {
   let server: Server;
   let url: string;
   const handled: string[] = [];
+  /** The codes the server reported for its metrics, in order. */
+  const counted: string[] = [];
 
   beforeAll(async () => {
     // Short timeouts, so that a request that never finishes its headers is refused within the test.
@@ -22,12 +24,15 @@ describe('malformed requests', () => {
       if (req.url === '/slow') setTimeout(() => res.end('ok'), 20);
       else res.end('ok');
     });
-    answerMalformedRequests(server);
+    answerMalformedRequests(server, (code) => counted.push(code));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  beforeEach(() => (handled.length = 0));
+  beforeEach(() => {
+    handled.length = 0;
+    counted.length = 0;
+  });
 
   /** An Error body, whole, on a connection the server then closed. */
   const expectRefusal = (answer: RawExchange, status: number, code: string, message: string) => {
@@ -61,10 +66,20 @@ describe('malformed requests', () => {
   test('when the method is CONNECT, then 400 with an Error body and the connection closes, where Node alone closes it without a word', async () => {
     expectRefusal(await sendRaw(url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n'), 400, 'invalid_request', 'CONNECT is not supported: the gateway is not a forward proxy.');
     expect(handled).toEqual([]);
+    expect(counted).toEqual(['invalid_request']);
+  });
+
+  test('when a request expects anything but 100-continue, then 417 expectation_failed with an Error body, counted, and the handler never runs', async () => {
+    const answer = await sendRaw(url, 'GET /brew HTTP/1.1\r\nHost: x\r\nExpect: tea\r\nConnection: close\r\n\r\n');
+    expect(answer.status).toBe(417);
+    expect(JSON.parse(answer.body)).toEqual({ code: 'expectation_failed', message: 'Only "Expect: 100-continue" is supported; this request expected "tea".', status: 417 });
+    expect(handled).toEqual([]);
+    expect(counted).toEqual(['expectation_failed']);
   });
 
   test('when the headers never finish, then 408 request_timeout with an Error body', async () => {
     expectRefusal(await sendRaw(url, 'GET / HTTP/1.1\r\nHost: x\r\nX-Slow: '), 408, 'request_timeout', 'The request did not arrive in time.');
+    expect(counted).toEqual(['request_timeout']);
   });
 
   test('when an HTTP/1.1 request has no Host, then 400 with an Error body and the connection closes; HTTP/1.0 needs none', async () => {

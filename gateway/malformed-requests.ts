@@ -1,26 +1,36 @@
 import { maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../lib/api-error';
+import { quotedInMessage } from '../lib/plain-text';
 import { errorResponseBytes, renderError } from '../lib/render-error';
+import type { EarlyRefusalCode } from './metrics/gateway-metrics';
 
 /**
  * What Node's HTTP parser refuses before any handler runs (a malformed request line or header,
  * headers over the size limit, a request that outlived `requestTimeout`) is answered with an
- * Error body like every other refusal; Node's own answer is a bare status line. So is CONNECT,
- * which Node would answer by closing the connection.
+ * Error body like every other refusal; Node's own answer is a bare status line. So are CONNECT,
+ * which Node would answer by closing the connection, and an `Expect` Node does not know.
  */
-export function answerMalformedRequests(server: Server): void {
+export function answerMalformedRequests(server: Server, counted: (code: EarlyRefusalCode) => void): void {
   server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
     if (err.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
-    const refusal = errorResponseBytes(parserError(err));
+    const { code, message } = parserError(err);
+    counted(code);
+    const refusal = errorResponseBytes(new ApiError(code, message));
     afterEarlierRequests(socket, () => refuse(socket, refusal));
   });
   // Node hands CONNECT to 'connect' listeners only, and closes the connection without a word when there is none.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
+    counted('invalid_request');
     refuse(socket, errorResponseBytes(new ApiError('invalid_request', 'CONNECT is not supported: the gateway is not a forward proxy.')));
+  });
+  // Any Expect but 100-continue (which Node answers itself) goes here instead of to the handler; Node's own answer is a bare 417.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    counted('expectation_failed');
+    renderError(res, new ApiError('expectation_failed', `Only "Expect: 100-continue" is supported; this request expected "${quotedInMessage(req.headers.expect ?? '')}".`));
   });
 }
 
@@ -54,18 +64,18 @@ function afterEarlierRequests(socket: Duplex, refuse: () => void): void {
   current.once('close', next);
 }
 
-function parserError(err: Error & { code?: string }): ApiError {
+function parserError(err: Error & { code?: string }): { code: EarlyRefusalCode; message: string } {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
       // The server sets no limit of its own: Node's (16 KiB, or --max-http-header-size).
-      return new ApiError('headers_too_large', `The request line and headers must not exceed ${maxHeaderSize / 1024} KiB.`);
+      return { code: 'headers_too_large', message: `The request line and headers must not exceed ${maxHeaderSize / 1024} KiB.` };
     case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
-      return new ApiError('payload_too_large', 'The chunk extensions of the request body are too large.');
+      return { code: 'payload_too_large', message: 'The chunk extensions of the request body are too large.' };
     case 'ERR_HTTP_REQUEST_TIMEOUT':
-      return new ApiError('request_timeout', 'The request did not arrive in time.');
+      return { code: 'request_timeout', message: 'The request did not arrive in time.' };
     default:
       // The parser's code names what is wrong (HPE_INVALID_METHOD, HPE_UNEXPECTED_CONTENT_LENGTH, …) and says nothing secret.
-      return new ApiError('invalid_request', `The request is not valid HTTP/1.1${err.code ? ` (${err.code})` : ''}.`);
+      return { code: 'invalid_request', message: `The request is not valid HTTP/1.1${err.code ? ` (${err.code})` : ''}.` };
   }
 }
 

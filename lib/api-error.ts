@@ -17,6 +17,7 @@ export const ERROR_STATUS = {
   conflict: 409,
   gone: 410,
   payload_too_large: 413,
+  expectation_failed: 417,
   rate_limited: 429,
   headers_too_large: 431,
   internal_error: 500,

@@ -18,3 +18,10 @@ export function isOneLineText(value: string): boolean {
 export function isText(value: string): boolean {
   return !NOT_TEXT.test(value);
 }
+
+const MAX_QUOTED_LENGTH = 40;
+
+/** A client's text quoted in an error message (an unknown field, an unsupported header value): at most 40 characters. */
+export function quotedInMessage(text: string): string {
+  return text.length > MAX_QUOTED_LENGTH ? `${text.slice(0, MAX_QUOTED_LENGTH)}…` : text;
+}

@@ -1,5 +1,7 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from './api-error';
+import { quotedInMessage } from './plain-text';
 
 export const MAX_BODY_BYTES = 64 * 1024;
 
@@ -13,8 +15,8 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i;
 
 /**
  * Reads a JSON request body with the product's rules: `Content-Type: application/json`,
- * at most `limit` bytes (checked against Content-Length first, then while streaming),
- * well-formed JSON. Every failure is an ApiError with its own code.
+ * no content coding, at most `limit` bytes (checked against Content-Length first, then while
+ * streaming), well-formed JSON in UTF-8. Every failure is an ApiError with its own code.
  */
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<JsonBody> {
   const declared = req.headers['content-length'];
@@ -28,6 +30,12 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   if (!type || !JSON_TYPE.test(type)) {
     throw new ApiError('invalid_content_type', 'The request body must be sent with "Content-Type: application/json".');
   }
+  const encoding = req.headers['content-encoding'];
+  if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity') {
+    throw new ApiError('invalid_content_type', `Content-Encoding "${quotedInMessage(encoding)}" is not supported: send the JSON body uncompressed.`);
+  }
+  // Decoding would turn every invalid byte into U+FFFD: a string the client never sent, stored as if it had.
+  if (!isUtf8(raw)) throw new ApiError('invalid_json', 'The request body is not valid UTF-8, which JSON must be.');
   try {
     return { raw, value: JSON.parse(raw.toString('utf8')) };
   } catch (err) {

@@ -1,3 +1,5 @@
+import { request } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { expectMatchesContract } from './support/contract';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
@@ -27,6 +29,25 @@ describe('request validation at the gateway', () => {
 
   const send = (method: string, path: string, body?: string | Buffer, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
     fetch(gw.url + path, { method, headers: { authorization: `Bearer ${dev.productionKey}`, ...headers }, body });
+
+  /** Node's client holds the body back until the gateway answers `100 Continue` (fetch cannot send Expect). */
+  const requestExpectingContinue = (method: string, path: string, body?: string) =>
+    new Promise<{ continued: boolean; status: number; requestId: string | undefined }>((resolve, reject) => {
+      const headers: Record<string, string | number> = { authorization: `Bearer ${dev.productionKey}`, expect: '100-continue' };
+      if (body !== undefined) Object.assign(headers, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+      const req = request(gw.url + path, { method, headers, agent: false });
+      let continued = false;
+      req.on('continue', () => {
+        continued = true;
+        req.end(body);
+      });
+      req.on('response', (res) => {
+        res.resume();
+        res.on('end', () => resolve({ continued, status: res.statusCode!, requestId: res.headers['x-request-id'] as string | undefined }));
+      });
+      req.on('error', reject);
+      if (body === undefined) req.end();
+    });
 
   /** Sends, then asserts the exact Error body and that nothing reached the upstream meanwhile. */
   const expectRefused = async (request: () => Promise<Response>, status: number, code: string, message: string, operationId = 'listPets') => {
@@ -66,6 +87,15 @@ describe('request validation at the gateway', () => {
     expect(seen.headers.authorization).toBeUndefined();
     expect(seen.headers['x-api-key-id']).toMatch(/^key_/);
     expect(seen.headers['x-request-id']).toBe(res.headers.get('x-request-id'));
+  });
+
+  test('when the request target is in absolute form, then it is routed by its path like any other', async () => {
+    const before = upstream.requests.length;
+    const bytes = `GET http://gateway.example/v1/pets?limit=4 HTTP/1.1\r\nHost: gateway.example\r\nAuthorization: Bearer ${dev.productionKey}\r\nConnection: close\r\n\r\n`;
+    const answer = await sendRaw(gw.url, bytes, 3000);
+    expect(answer.status).toBe(200);
+    expect(upstream.requests.length).toBe(before + 1);
+    expect(upstream.requests.at(-1)!.url).toBe('/pets?limit=4');
   });
 
   test.each([
@@ -124,6 +154,57 @@ describe('request validation at the gateway', () => {
     expect(answer.headers).toMatchObject({ 'content-type': 'application/json; charset=utf-8', connection: 'close' });
     expect(JSON.parse(answer.body)).toEqual({ code, message, status });
     expect(upstream.requests.length).toBe(before);
+  });
+
+  test('when a request expects anything but 100-continue, then 417 expectation_failed with an Error body, on the API and the portal alike', async () => {
+    const before = upstream.requests.length;
+    for (const [target, extra] of [
+      ['/v1/pets', `Authorization: Bearer ${dev.productionKey}\r\n`],
+      ['/portal/api/login', ''],
+    ]) {
+      const body = '{"name":"Rex","categoryId":1}';
+      const bytes = `POST ${target} HTTP/1.1\r\nHost: x\r\n${extra}Content-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: tea\r\nConnection: close\r\n\r\n${body}`;
+      const answer = await sendRaw(gw.url, bytes, 3000);
+      expect(answer.status).toBe(417);
+      expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
+      const message = 'Only "Expect: 100-continue" is supported; this request expected "tea".';
+      expect(JSON.parse(answer.body)).toEqual({ code: 'expectation_failed', message, status: 417 });
+    }
+    expect(upstream.requests.length).toBe(before);
+  });
+
+  test('when a request expects 100-continue, then it is continued and proxied without Expect, with the key replaced, and the upstream connection stays usable', async () => {
+    const body = '{"name":"Patient","categoryId":2}';
+    const before = upstream.requests.length;
+    const first = await requestExpectingContinue('POST', '/v1/pets', body);
+    expect(first).toMatchObject({ continued: true, status: 200 });
+    const seen = upstream.requests.at(-1)!;
+    expect(upstream.requests.length).toBe(before + 1);
+    expect(seen).toMatchObject({ method: 'POST', url: '/pets', body });
+    expect(seen.headers.expect).toBeUndefined();
+    expect(seen.headers.authorization).toBeUndefined();
+    expect(seen.headers['x-api-key-id']).toMatch(/^key_/);
+    expect(seen.headers['x-request-id']).toBe(first.requestId);
+    // A list that misses the cache, and a create, on the upstream connection the first request used.
+    const listed = await requestExpectingContinue('GET', '/v1/pets?limit=3');
+    expect(listed.status).toBe(200);
+    expect(upstream.requests.at(-1)!.headers.authorization).toBeUndefined();
+    const created = await send('POST', '/v1/pets', '{"name":"After","categoryId":2}');
+    expect(created.status).toBe(200);
+    expect(upstream.requests.at(-1)).toMatchObject({ method: 'POST', body: '{"name":"After","categoryId":2}' });
+  });
+
+  test('when the body is not valid UTF-8, then 400 invalid_json (it is not stored with replacement characters)', async () => {
+    const body = Buffer.concat([Buffer.from('{"name":"R'), Buffer.from([0xff]), Buffer.from('x","categoryId":1}')]);
+    const message = 'The request body is not valid UTF-8, which JSON must be.';
+    await expectRefused(() => send('POST', '/v1/pets', body), 400, 'invalid_json', message, 'createPet');
+  });
+
+  test('when the body has a content coding, then 400 invalid_content_type naming it (it was never decompressed)', async () => {
+    const body = gzipSync('{"name":"Rex","categoryId":1}');
+    const message = 'Content-Encoding "gzip" is not supported: send the JSON body uncompressed.';
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'gzip' };
+    await expectRefused(() => send('POST', '/v1/pets', body, headers), 400, 'invalid_content_type', message, 'createPet');
   });
 
   test('when the body is not valid JSON, then 400 invalid_json', async () => {

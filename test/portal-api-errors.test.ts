@@ -32,7 +32,7 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
   let origin: string;
   let cookie: string;
 
-  const send = (method: string, path: string, init: { headers?: Record<string, string>; body?: string } = {}) =>
+  const send = (method: string, path: string, init: { headers?: Record<string, string>; body?: string | Uint8Array } = {}) =>
     fetch(base + path, { method, headers: init.headers, body: init.body });
   const postJson = (path: string, body: unknown, headers: Record<string, string> = {}) =>
     send('POST', path, { headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -88,6 +88,14 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
     test('when the JSON is malformed, then 400 invalid_json', async () => {
       const res = await send('POST', '/login', { headers: { 'content-type': 'application/json' }, body: '{"email": "a@b.co",' });
       await expectError(res, 400, 'invalid_json', 'The request body is not valid JSON.');
+    });
+
+    test('when the body is not valid UTF-8 or is compressed, then 400 before any field is read', async () => {
+      const latin1 = Buffer.from('{"email":"caf\u00e9@example.com","password":"correct horse battery staple"}', 'latin1');
+      const res = await send('POST', '/signup', { headers: { 'content-type': 'application/json' }, body: latin1 });
+      await expectError(res, 400, 'invalid_json', 'The request body is not valid UTF-8, which JSON must be.');
+      const compressed = await send('POST', '/login', { headers: { 'content-type': 'application/json', 'content-encoding': 'br' }, body: '{}' });
+      await expectError(compressed, 400, 'invalid_content_type', 'Content-Encoding "br" is not supported: send the JSON body uncompressed.');
     });
 
     test('when the JSON is not an object, then 400 invalid_request', async () => {

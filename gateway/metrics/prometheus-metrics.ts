@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { KeyVerifier } from '../../keys/key-verifier';
 import type { Environment } from '../pipeline';
-import type { CacheOutcome, GatewayMetrics, RateLimitKind, UpstreamOutcome } from './gateway-metrics';
+import { EARLY_REFUSAL_CODES, type CacheOutcome, type GatewayMetrics, type RateLimitKind, type UpstreamOutcome } from './gateway-metrics';
 import { bucketHistogram, tallyCounter, type HistogramSeries, type Tally } from './hot-path-series';
 
 /** From a cached list (sub-millisecond) to the upstream timeout's order of magnitude. */
@@ -64,6 +64,11 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     labelNames: ['environment'],
     buckets: LATENCY_BUCKETS,
   });
+  const refusedEarly = tallyCounter(registry, {
+    name: 'asg_refused_before_routing_total',
+    help: 'Requests refused before any route saw them (malformed HTTP, headers too large, too slow, CONNECT, an unknown Expect, no Host), by Error code.',
+    labelNames: ['code'],
+  });
   const { keyVerifier } = options;
   if (keyVerifier) {
     const registers = [registry];
@@ -96,6 +101,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
   const rateLimitedTallies = bindAll(RATE_LIMIT_KINDS, (kind) => rateLimited({ kind }));
   const upstreamTallies = byEnvironment((environment) => bindAll(UPSTREAM_OUTCOMES, (outcome) => upstreamRequests({ environment, outcome })));
   const upstreamLatency = byEnvironment((environment) => upstreamDuration({ environment }));
+  const refusedEarlyTallies = bindAll(EARLY_REFUSAL_CODES, (code) => refusedEarly({ code }));
   // Routes and statuses are open sets, bounded in practice by the OpenAPI document: bound on first use.
   const routes = byEnvironment(() => new Map<string, RouteSeries>());
 
@@ -124,6 +130,9 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     upstreamFinished(environment, outcome, seconds) {
       upstreamTallies[environment][outcome].n++;
       upstreamLatency[environment].observe(seconds);
+    },
+    refusedEarly(code) {
+      refusedEarlyTallies[code].n++;
     },
   };
   return { metrics, registry };

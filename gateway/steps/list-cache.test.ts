@@ -15,7 +15,7 @@ import { listCache } from './list-cache';
 import { matchRoute } from './match-route';
 import { proxyToUpstream } from './proxy';
 
-const noMetrics: GatewayMetrics = { requestFinished() {}, cacheLookup() {}, rateLimited() {}, upstreamFinished() {} };
+const noMetrics: GatewayMetrics = { requestFinished() {}, cacheLookup() {}, rateLimited() {}, upstreamFinished() {}, refusedEarly() {} };
 const PETS = '[{"id":1,"name":"Rex","categoryId":1,"status":"available","tags":[]}]';
 
 /**

@@ -19,6 +19,7 @@ function recordingMetrics() {
     upstreamFinished(environment, outcome, seconds) {
       upstream.push({ environment, outcome, seconds });
     },
+    refusedEarly() {},
   };
   return { metrics, upstream, outcomes: () => upstream.map((u) => u.outcome) };
 }

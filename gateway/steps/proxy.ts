@@ -162,10 +162,31 @@ export function proxyToUpstream({ upstreamUrl, upstreamToken, timeoutMs, links, 
       res.once('close', () => permit.abandoned());
       // http-proxy appends req.url to the target's own path.
       req.url = req.ctx.apiPath + req.ctx.search;
+      // The body is already read (and the client's 100-continue sent by Node). Forwarded, `Expect`
+      // would make Node write the upstream request's headers as it is created, before proxyReq
+      // could replace the client's key: the key would reach the upstream, and the body never follow.
+      delete req.headers.expect;
       void middleware(req, res, next);
     },
     close: () => agent.destroy(),
   };
+}
+
+/** What a client reads an error status with; kept when the upstream's body is replaced. */
+const ERROR_HEADERS = ['retry-after', 'allow', 'www-authenticate'];
+
+/**
+ * An upstream error without an Error body (an HTML page, nothing, JSON of another shape) is
+ * given one: the same status when the contract has a code for it, so a 503's Retry-After still
+ * means "come back", and 502 `bad_gateway` when it has none.
+ */
+function withErrorBody(status: number, headers: Record<string, string | string[]>): ApiError {
+  const kept: Record<string, string> = {};
+  for (const name of ERROR_HEADERS) {
+    const value = headers[name];
+    if (typeof value === 'string') kept[name] = value;
+  }
+  return new ApiError(errorCodeFor(status) ?? 'bad_gateway', `The upstream answered ${status} without an Error body.`, { headers: kept });
 }
 
 /** The upstream itself, or a proxy in front of it, says it cannot serve: counts against the circuit. */

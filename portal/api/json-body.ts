@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import { ApiError } from '../../lib/api-error';
+import { quotedInMessage } from '../../lib/plain-text';
 import { readJsonBody } from '../../lib/read-json-body';
 
 /**
@@ -18,8 +19,6 @@ export function jsonBody(options: { limitBytes: number }): RequestHandler {
   };
 }
 
-const MAX_FIELD_NAME_IN_MESSAGE = 40;
-
 /** The body as an object with only `allowed` fields, or 400 `invalid_request` naming the first stray field. */
 export function readFields<F extends string>(body: unknown, allowed: readonly F[]): Partial<Record<F, unknown>> {
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
@@ -27,8 +26,7 @@ export function readFields<F extends string>(body: unknown, allowed: readonly F[
   }
   for (const field of Object.keys(body)) {
     if (!(allowed as readonly string[]).includes(field)) {
-      const shown = field.length > MAX_FIELD_NAME_IN_MESSAGE ? `${field.slice(0, MAX_FIELD_NAME_IN_MESSAGE)}…` : field;
-      throw new ApiError('invalid_request', `Unknown field "${shown}"; allowed fields: ${allowed.join(', ')}.`);
+      throw new ApiError('invalid_request', `Unknown field "${quotedInMessage(field)}"; allowed fields: ${allowed.join(', ')}.`);
     }
   }
   return body as Partial<Record<F, unknown>>;
