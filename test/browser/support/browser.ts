@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Locator, type Page } from 'playwright-core';
+import { explainFailedNavigations } from './navigation-diagnosis';
 import type { PageWindow } from './page-globals';
 
 /** Debian's Chromium; `npx playwright install` cannot download a browser here. */
@@ -36,6 +37,7 @@ export async function newContext(browser: Browser, origin: string, viewport: { w
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   // Well under Jest's 30 s, so a stuck step fails with Playwright's message, naming what it waited for.
   context.setDefaultTimeout(10_000);
+  explainFailedNavigations(context, origin);
   return context;
 }
 

@@ -1,0 +1,91 @@
+import type { BrowserContext, Page, Request } from 'playwright-core';
+
+const PROBE_TIMEOUT_MS = 3000;
+
+/**
+ * A `page.goto` that fails says why, in its own error message. A CI run once had every `goto` of
+ * one suite time out; Chromium, the gateway and the page all normally answer in well under a second,
+ * and the message could not tell them apart. Now it lists what Chromium still had in flight, asks
+ * the gateway for the same URL from Node, and tries a fresh page in the same browser. Nothing runs
+ * unless a navigation fails.
+ */
+export function explainFailedNavigations(context: BrowserContext, origin: string): void {
+  let probing = false;
+  context.on('page', (page) => {
+    // The probe's own page is left as it is: its failure is part of the answer, not a new question.
+    if (probing) return;
+    const inFlight = trackRequests(page);
+    const goto = page.goto.bind(page);
+    page.goto = async function gotoExplained(url, options) {
+      const startedAt = Date.now();
+      try {
+        return await goto(url, options);
+      } catch (err) {
+        if (!(err instanceof Error)) throw err;
+        probing = true;
+        try {
+          const found = await diagnose(context, new URL(url, origin).href, inFlight);
+          err.message += `\n\nWhy the navigation failed (${Date.now() - startedAt} ms after it began):\n${found.join('\n')}`;
+        } finally {
+          probing = false;
+        }
+        throw err;
+      }
+    };
+  });
+}
+
+interface Seen {
+  startedAt: number;
+  answer?: { status: number; afterMs: number };
+}
+
+/** Every request of the page: still in flight, or the status it got, kept until the page closes. */
+function trackRequests(page: Page): Map<Request, Seen> {
+  const seen = new Map<Request, Seen>();
+  page.on('request', (request) => seen.set(request, { startedAt: Date.now() }));
+  page.on('response', (response) => {
+    const entry = seen.get(response.request());
+    if (entry) entry.answer = { status: response.status(), afterMs: Date.now() - entry.startedAt };
+  });
+  page.on('requestfailed', (request) => seen.delete(request));
+  return seen;
+}
+
+async function diagnose(context: BrowserContext, target: string, seen: Map<Request, Seen>): Promise<string[]> {
+  const now = Date.now();
+  const requests = [...seen].map(([request, { startedAt, answer }]) => {
+    const outcome = answer ? `${answer.status} after ${answer.afterMs} ms` : `no response yet, ${now - startedAt} ms on`;
+    return `  ${request.method()} ${request.url()}: ${outcome}`;
+  });
+  return [
+    `- Chromium's requests on this page: ${requests.length ? `\n${requests.join('\n')}` : 'none (the navigation never reached the network)'}`,
+    `- the same URL fetched from Node: ${await fetchFromNode(target)}`,
+    `- the browser: ${context.browser()?.isConnected() === false ? 'disconnected' : 'connected'}; a fresh page in the same context: ${await freshPage(context, target)}`,
+  ];
+}
+
+async function fetchFromNode(url: string): Promise<string> {
+  const startedAt = Date.now();
+  try {
+    const res = await fetch(url, { signal: AbortSignal.timeout(PROBE_TIMEOUT_MS) });
+    await res.arrayBuffer();
+    return `${res.status} in ${Date.now() - startedAt} ms`;
+  } catch (err) {
+    return `failed after ${Date.now() - startedAt} ms (${(err as Error).message})`;
+  }
+}
+
+async function freshPage(context: BrowserContext, url: string): Promise<string> {
+  const startedAt = Date.now();
+  let page: Page | undefined;
+  try {
+    page = await context.newPage();
+    const res = await page.goto(url, { timeout: PROBE_TIMEOUT_MS, waitUntil: 'commit' });
+    return `got ${res?.status() ?? 'no response'} in ${Date.now() - startedAt} ms`;
+  } catch (err) {
+    return `failed after ${Date.now() - startedAt} ms (${(err as Error).message.split('\n')[0]})`;
+  } finally {
+    await page?.close().catch(() => {});
+  }
+}
