@@ -78,13 +78,14 @@ export async function runPaced(o: {
 
   await new Promise<void>((resolve) => {
     const tick = setInterval(() => {
-      const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * o.rate));
+      // Request i is due at start + i / rate: those with i <= elapsed × rate are due now.
+      const due = Math.min(total, Math.floor(((performance.now() - start) / 1000) * o.rate) + 1);
       for (; sent < due; sent++) fire(o.next(), start + (sent * 1000) / o.rate);
       if (sent >= total || o.signal?.aborted) {
         clearInterval(tick);
         resolve();
       }
-    }, 2);
+    }, 1);
   });
   await Promise.all(pending);
   return { sent, seconds: (performance.now() - start) / 1000 };
