@@ -30,8 +30,9 @@ describe('when a browser test navigation fails (real Chromium)', () => {
     await new Promise((resolve) => server.close(resolve));
   });
 
-  test('then its error lists what Chromium still waited for, what Node got for the same URL, and whether a fresh page could load it', async () => {
+  test('then its error lists what Chromium still waited for in that navigation, what Node got for the same URL, and whether a fresh page could load it', async () => {
     const page = await context.newPage();
+    await page.goto('/');
     const failure = await page.goto('/stalled', { timeout: 1500 }).then(
       () => new Error('the navigation succeeded'),
       (err: Error) => err,
@@ -40,6 +41,8 @@ describe('when a browser test navigation fails (real Chromium)', () => {
     expect(failure.message).toContain('Why the navigation failed');
     expect(failure.message).toMatch(new RegExp(`GET ${origin}/stalled: 200 after \\d+ ms`));
     expect(failure.message).toMatch(new RegExp(`GET ${origin}/never.js: no response yet, \\d+ ms on`));
+    // The page's earlier navigation is not part of this one's story.
+    expect(failure.message).not.toContain(`GET ${origin}/: `);
     expect(failure.message).toMatch(/the same URL fetched from Node: 200 in \d+ ms/);
     expect(failure.message).toMatch(/the browser: connected; a fresh page in the same context: got 200 in \d+ ms/);
     // The probe's page is closed again: only the test's own page remains.

@@ -14,17 +14,18 @@ export function explainFailedNavigations(context: BrowserContext, origin: string
   context.on('page', (page) => {
     // The probe's own page is left as it is: its failure is part of the answer, not a new question.
     if (probing) return;
-    const inFlight = trackRequests(page);
+    const seen = trackRequests(page);
     const goto = page.goto.bind(page);
     page.goto = async function gotoExplained(url, options) {
       const startedAt = Date.now();
+      seen.clear(); // only this navigation's requests explain its failure
       try {
         return await goto(url, options);
       } catch (err) {
         if (!(err instanceof Error)) throw err;
         probing = true;
         try {
-          const found = await diagnose(context, new URL(url, origin).href, inFlight);
+          const found = await diagnose(context, new URL(url, origin).href, seen);
           err.message += `\n\nWhy the navigation failed (${Date.now() - startedAt} ms after it began):\n${found.join('\n')}`;
         } finally {
           probing = false;
@@ -37,27 +38,28 @@ export function explainFailedNavigations(context: BrowserContext, origin: string
 
 interface Seen {
   startedAt: number;
-  answer?: { status: number; afterMs: number };
+  /** The status and when it came, or why the request failed. */
+  outcome?: string;
 }
 
-/** Every request of the page: still in flight, or the status it got, kept until the page closes. */
+/** The page's requests since the last `goto`: still in flight, answered, or failed and why. */
 function trackRequests(page: Page): Map<Request, Seen> {
   const seen = new Map<Request, Seen>();
   page.on('request', (request) => seen.set(request, { startedAt: Date.now() }));
   page.on('response', (response) => {
     const entry = seen.get(response.request());
-    if (entry) entry.answer = { status: response.status(), afterMs: Date.now() - entry.startedAt };
+    if (entry) entry.outcome = `${response.status()} after ${Date.now() - entry.startedAt} ms`;
   });
-  page.on('requestfailed', (request) => seen.delete(request));
+  page.on('requestfailed', (request) => {
+    const entry = seen.get(request);
+    if (entry) entry.outcome = `failed after ${Date.now() - entry.startedAt} ms (${request.failure()?.errorText ?? 'no reason given'})`;
+  });
   return seen;
 }
 
 async function diagnose(context: BrowserContext, target: string, seen: Map<Request, Seen>): Promise<string[]> {
   const now = Date.now();
-  const requests = [...seen].map(([request, { startedAt, answer }]) => {
-    const outcome = answer ? `${answer.status} after ${answer.afterMs} ms` : `no response yet, ${now - startedAt} ms on`;
-    return `  ${request.method()} ${request.url()}: ${outcome}`;
-  });
+  const requests = [...seen].map(([request, { startedAt, outcome }]) => `  ${request.method()} ${request.url()}: ${outcome ?? `no response yet, ${now - startedAt} ms on`}`);
   return [
     `- Chromium's requests on this page: ${requests.length ? `\n${requests.join('\n')}` : 'none (the navigation never reached the network)'}`,
     `- the same URL fetched from Node: ${await fetchFromNode(target)}`,
