@@ -35,13 +35,12 @@ import { securityHeaders } from './security-headers';
 import { originOf } from './steps/cors';
 import { createFrontHandler } from './front-handler';
 import { healthRoutes } from './health';
-import { answerMalformedRequests } from './malformed-requests';
+import { answerMalformedRequests, type CountRefusal } from './malformed-requests';
 import { trackForDrain, type DrainReport, type HttpDrain } from './http-drain';
 import { createRateLimiter } from './rate-limit/rate-limiter';
 import { createCircuitBreaker } from './upstream/circuit-breaker';
 import { metricsRoutes } from './metrics/metrics-routes';
 import { startMetricsServer } from './metrics/metrics-server';
-import type { EarlyRefusalCode } from './metrics/gateway-metrics';
 import { createPrometheusMetrics } from './metrics/prometheus-metrics';
 import type { Environment } from './pipeline';
 
@@ -161,7 +160,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     closers.unshift(() => verifier.close());
     const { metrics, registry } = createPrometheusMetrics({ keyVerifier: verifier });
     // Refusals before routing come from the server's parser events and from the front handler's Host check.
-    const refusedEarly = (code: EarlyRefusalCode) => metrics.refusedEarly(code);
+    const refusedEarly: CountRefusal = (code) => metrics.refusedEarly(code);
 
     const app = express();
     app.disable('x-powered-by');

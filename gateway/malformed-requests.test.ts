@@ -17,7 +17,7 @@ describe('malformed requests', () => {
   beforeAll(async () => {
     // Short timeouts, so that a request that never finishes its headers is refused within the test.
     server = createServer({ requireHostHeader: false, requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 50 }, (req, res) => {
-      if (refuseMissingHost(req, res)) return;
+      if (refuseMissingHost(req, res, (code) => counted.push(code))) return;
       handled.push(`${req.method} ${req.url}`);
       if (req.method === 'POST') return void req.resume().on('end', () => res.end('read'));
       // /slow answers a turn later, as the gateway's pipeline does: the request's response is not yet under way when the parser fails.

@@ -11,27 +11,39 @@ import type { EarlyRefusalCode } from './metrics/gateway-metrics';
  * Error body like every other refusal; Node's own answer is a bare status line. So are CONNECT,
  * which Node would answer by closing the connection, and an `Expect` Node does not know.
  */
-export function answerMalformedRequests(server: Server, counted: (code: EarlyRefusalCode) => void): void {
+export function answerMalformedRequests(server: Server, counted: CountRefusal): void {
   server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
     if (err.code === 'ECONNRESET') {
       socket.destroy();
       return;
     }
-    const { code, message } = parserError(err);
-    counted(code);
-    const refusal = errorResponseBytes(new ApiError(code, message));
+    const refusal = errorResponseBytes(refused(counted, parserError(err)));
     afterEarlierRequests(socket, () => refuse(socket, refusal));
   });
   // Node hands CONNECT to 'connect' listeners only, and closes the connection without a word when there is none.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
-    counted('invalid_request');
-    refuse(socket, errorResponseBytes(new ApiError('invalid_request', 'CONNECT is not supported: the gateway is not a forward proxy.')));
+    const message = 'CONNECT is not supported: the gateway is not a forward proxy.';
+    refuse(socket, errorResponseBytes(refused(counted, { code: 'invalid_request', message })));
   });
   // Any Expect but 100-continue (which Node answers itself) goes here instead of to the handler; Node's own answer is a bare 417.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    counted('expectation_failed');
-    renderError(res, new ApiError('expectation_failed', `Only "Expect: 100-continue" is supported; this request expected "${quotedInMessage(req.headers.expect ?? '')}".`));
+    const message = `Only "Expect: 100-continue" is supported; this request expected "${quotedInMessage(req.headers.expect ?? '')}".`;
+    renderError(res, refused(counted, { code: 'expectation_failed', message }));
   });
+}
+
+/** Counts a refusal made before routing (for the metrics). */
+export type CountRefusal = (code: EarlyRefusalCode) => void;
+
+interface EarlyRefusal {
+  code: EarlyRefusalCode;
+  message: string;
+}
+
+/** The refusal's ApiError, counted under the code it answers with, so the metric and the answer never differ. */
+function refused(counted: CountRefusal, { code, message }: EarlyRefusal): ApiError {
+  counted(code);
+  return new ApiError(code, message);
 }
 
 function refuse(socket: Duplex, refusal: Buffer): void {
@@ -64,7 +76,7 @@ function afterEarlierRequests(socket: Duplex, refuse: () => void): void {
   current.once('close', next);
 }
 
-function parserError(err: Error & { code?: string }): { code: EarlyRefusalCode; message: string } {
+function parserError(err: Error & { code?: string }): EarlyRefusal {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
       // The server sets no limit of its own: Node's (16 KiB, or --max-http-header-size).
@@ -84,9 +96,9 @@ function parserError(err: Error & { code?: string }): { code: EarlyRefusalCode; 
  * empty 400; the server turns that check off and this one answers with an Error body instead.
  * True when the request was refused.
  */
-export function refuseMissingHost(req: IncomingMessage, res: ServerResponse): boolean {
+export function refuseMissingHost(req: IncomingMessage, res: ServerResponse, counted: CountRefusal): boolean {
   if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return false;
   res.setHeader('Connection', 'close');
-  renderError(res, new ApiError('invalid_request', 'An HTTP/1.1 request must have a Host header.'));
+  renderError(res, refused(counted, { code: 'invalid_request', message: 'An HTTP/1.1 request must have a Host header.' }));
   return true;
 }
