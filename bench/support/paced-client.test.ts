@@ -1,29 +1,26 @@
-import { Agent, createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Agent } from 'node:http';
+import { startRecordingUpstream } from '../../test/support/upstream-double';
 import { runPaced, type PacedOutcome } from './paced-client';
 
 /** The soak's open-loop client: each request leaves when it is due, not one interval later. */
 describe('paced client', () => {
-  let server: Server;
-  let url: string;
+  let server: Awaited<ReturnType<typeof startRecordingUpstream>>;
   const arrivals: number[] = [];
 
   beforeAll(async () => {
-    server = createServer((_req, res) => {
+    server = await startRecordingUpstream((_req, res) => {
       arrivals.push(performance.now());
       res.end('[]');
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
-  afterAll(() => new Promise((resolve) => server.close(resolve)));
+  afterAll(() => server?.close());
 
   test('when run at 2 req/s for 1.5 s, then requests 0, 1 and 2 leave at 0, 0.5 and 1 s, and each send lag is well under an interval', async () => {
     const outcomes: PacedOutcome[] = [];
     const agent = new Agent({ keepAlive: true });
     const startedAt = performance.now();
     const run = await runPaced({
-      url,
+      url: server.url,
       rate: 2,
       seconds: 1.5,
       agent,

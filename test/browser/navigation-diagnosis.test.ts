@@ -1,23 +1,21 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Browser, BrowserContext } from 'playwright-core';
+import { startRecordingUpstream } from '../support/upstream-double';
 import { launchChromium, newContext } from './support/browser';
 
 /** A stalled navigation in a browser test says which side stalled (see support/navigation-diagnosis.ts). */
 describe('when a browser test navigation fails (real Chromium)', () => {
-  let server: Server;
+  let site: Awaited<ReturnType<typeof startRecordingUpstream>>;
   let origin: string;
   let browser: Browser;
   let context: BrowserContext;
 
   beforeAll(async () => {
     // /stalled's script never arrives, so its load event never fires; everything else answers at once.
-    server = createServer((req, res) => {
+    site = await startRecordingUpstream((req, res) => {
       if (req.url === '/stalled') res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>s</title><script src="/never.js"></script>');
       else if (req.url !== '/never.js') res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>ok</title>');
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    origin = site.url;
     browser = await launchChromium();
   });
   beforeEach(async () => {
@@ -26,8 +24,7 @@ describe('when a browser test navigation fails (real Chromium)', () => {
   afterEach(() => context.close());
   afterAll(async () => {
     await browser?.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
+    await site?.close();
   });
 
   test('then its error lists what Chromium still waited for in that navigation, what Node got for the same URL, and whether a fresh page could load it', async () => {
