@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
 import type { Database, Queryable } from './database';
@@ -49,6 +49,37 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/**
+ * PGlite writes its files 0666 whatever the process umask; the data folder's 0700 already keeps
+ * others out, and this makes every file its owner's alone too (a few ms for a fresh database).
+ */
+function ownerOnly(dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    const path = join(entry.parentPath, entry.name);
+    const mode = statSync(path).mode & 0o777;
+    if (mode & 0o077) chmodSync(path, mode & 0o700);
+  }
+}
+
+/** WASI errno numbers (PGlite's file system reports these) of the failures an operator can mend. */
+const WASI_ERRNO: Record<number, string> = {
+  2: 'permission denied (EACCES)',
+  19: 'disk quota exceeded (EDQUOT)',
+  29: 'input/output error (EIO)',
+  48: 'out of memory (ENOMEM)',
+  51: 'no space left on device (ENOSPC)',
+  63: 'operation not permitted (EPERM)',
+  69: 'read-only file system (EROFS)',
+};
+
+/** PGlite's file system throws an `ErrnoError` with a number and no message: name what it means. */
+function fileSystemFailure(err: unknown): string {
+  if (err instanceof Error && err.message) return err.message;
+  const errno = (err as { errno?: unknown } | null)?.errno;
+  if (typeof errno === 'number') return WASI_ERRNO[errno] ?? `file system error ${errno}`;
+  return String(err);
+}
+
 /** `dataDir` undefined → in-memory database (tests that need no persistence). */
 export async function openPglite(dataDir?: string): Promise<Database> {
   let release = () => {};
@@ -64,9 +95,10 @@ export async function openPglite(dataDir?: string): Promise<Database> {
     // so an acknowledged write survives kill -9.
     pg = new PGlite({ dataDir: pgDir, relaxedDurability: false, parsers: { [INT8]: (v: string) => Number(v), [types.NUMERIC]: (v: string) => Number(v) } });
     await pg.waitReady;
+    if (pgDir) ownerOnly(pgDir);
   } catch (err) {
     release();
-    throw err;
+    throw new Error(`The embedded database${dataDir ? ` in ${dataDir}` : ''} could not be opened: ${fileSystemFailure(err)}`, { cause: err });
   }
 
   const query = async <R>(sql: string, params: readonly unknown[] = []): Promise<R[]> => {

@@ -16,6 +16,7 @@ import { createSessionService } from '../keys/session-service';
 import { schedulePurgeOfSessions } from '../keys/session-purge';
 import { createLogger, type Logger } from '../lib/logger';
 import { createRedis } from '../lib/redis';
+import { rootCause } from '../lib/root-cause';
 import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH } from '../openapi/document';
 import { documentRoutes } from '../openapi/document-routes';
 import { compileOperations } from '../openapi/operations';
@@ -29,6 +30,7 @@ import { createRedisListCache } from './cache/redis-list-cache';
 import { createTurnEnd } from './turn-end';
 import { clientIp } from './client-ip';
 import type { Config } from './config';
+import { secureDataDir } from './data-dir';
 import { loadOrCreateDevSecrets } from './dev-secrets';
 import { expressErrorHandler, notFound } from './express-errors';
 import { securityHeaders } from './security-headers';
@@ -108,6 +110,10 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
   }
 
   async function assemble() {
+    if (!config.databaseUrl) {
+      const { tightenedFrom } = secureDataDir(config.dataDir);
+      if (tightenedFrom) logger.warn({ dataDir: config.dataDir, was: tightenedFrom, now: '700' }, 'DATA_DIR was open to other users; its permissions are now 700');
+    }
     // Explicit secrets win; development fills the gaps from DATA_DIR (a production config requires both).
     const dev = config.sessionSecret && config.keyHashSecret ? undefined : loadOrCreateDevSecrets(config.dataDir);
     const secrets = { sessionSecret: config.sessionSecret ?? dev!.sessionSecret, keyHashSecret: config.keyHashSecret ?? dev!.keyHashSecret };
@@ -318,12 +324,4 @@ async function connectRedis(url: string, closers: Array<() => Promise<void> | vo
     throw new Error(`Redis at REDIS_URL is unreachable: ${rootCause(err)}`, { cause: err });
   }
   return { publisher, subscriber };
-}
-
-/** The message of the innermost cause; an AggregateError (one per address tried) lists its errors. */
-function rootCause(err: unknown): string {
-  let inner = err;
-  while (inner instanceof Error && inner.cause !== undefined) inner = inner.cause;
-  if (inner instanceof AggregateError && !inner.message) return inner.errors.map((e: unknown) => rootCause(e)).join('; ');
-  return inner instanceof Error ? inner.message : String(inner);
 }

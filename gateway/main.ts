@@ -1,4 +1,5 @@
 import { createLogger } from '../lib/logger';
+import { rootCause } from '../lib/root-cause';
 import { ConfigError, parseConfig } from './config';
 import { createGateway } from './create-gateway';
 import { exitGracefully } from './process-lifecycle';
@@ -8,6 +9,8 @@ const CLOSE_ALLOWANCE_MS = 15_000;
 
 /** `npm start`: gateway, portal and embedded stores in one process. */
 async function main(): Promise<void> {
+  // Everything the gateway writes (the embedded database, development secrets) is for its own user only.
+  process.umask(0o077);
   let config;
   try {
     config = parseConfig(process.env);
@@ -26,7 +29,7 @@ async function main(): Promise<void> {
   process.stdout.write(`Animal Store Gateway ready at ${url}  (OpenAPI: ${url}/openapi.json)\n`);
 }
 
-main().catch((err: Error) => {
-  process.stderr.write(`Failed to start: ${err.message}\n`);
+main().catch((err: unknown) => {
+  process.stderr.write(`Failed to start: ${err instanceof Error && err.message ? err.message : rootCause(err)}\n`);
   process.exit(1);
 });
