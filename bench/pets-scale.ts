@@ -15,6 +15,7 @@
  * reported), BENCH_SCALE_CONNECTIONS (8),
  * BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres, the admin database).
  */
+import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -95,9 +96,9 @@ async function freshStore(kind: StoreKind, rows: number): Promise<{ env: Record<
   });
   const url = new URL(ADMIN_URL);
   url.pathname = `/${name}`;
-  const dataDir = mkdtempSync(join(tmpdir(), 'asg-bench-scale-secrets-')); // dev secrets only
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  return { env: { DATABASE_URL: url.toString(), DATA_DIR: dataDir }, open: () => openPostgres({ connectionString: url.toString(), queryTimeoutMs: 600_000 }) };
+  // A gateway on a shared database takes its secrets from the environment, never from its DATA_DIR.
+  const secrets = { SESSION_SECRET: randomBytes(32).toString('base64url'), KEY_HASH_SECRET: randomBytes(32).toString('base64url') };
+  return { env: { DATABASE_URL: url.toString(), ...secrets }, open: () => openPostgres({ connectionString: url.toString(), queryTimeoutMs: 600_000 }) };
 }
 
 /** The page must be a full 200 page, or the timing would measure something else. */

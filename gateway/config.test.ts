@@ -30,6 +30,13 @@ describe('parseConfig', () => {
     expect(named).toEqual(['DATABASE_URL', 'PORT', 'PRODUCTION_UPSTREAM', 'RATE_LIMIT_PER_MINUTE', 'SESSION_SECRET']);
   });
 
+  test('when DATABASE_URL is set without the secrets, then both are required: processes sharing a database must share them', () => {
+    const databaseUrl = 'postgres://postgres@127.0.0.1:5432/test';
+    expect(() => parseConfig({ DATABASE_URL: databaseUrl })).toThrow(/SESSION_SECRET: required with DATABASE_URL[\s\S]*KEY_HASH_SECRET: required with DATABASE_URL/);
+    const secret = 'x'.repeat(32);
+    expect(parseConfig({ DATABASE_URL: databaseUrl, SESSION_SECRET: secret, KEY_HASH_SECRET: secret }).databaseUrl).toBe(databaseUrl);
+  });
+
   test('when NODE_ENV=production, then both secrets are required', () => {
     expect(() => parseConfig({ NODE_ENV: 'production' })).toThrow(/SESSION_SECRET: required when NODE_ENV=production[\s\S]*KEY_HASH_SECRET: required/);
     const secret = 'x'.repeat(32);

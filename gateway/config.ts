@@ -121,6 +121,14 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
       if (!parsed.data[name]) problems.push(`${name}: required when NODE_ENV=production (at least 32 characters)`);
     }
   }
+  if (parsed.success && parsed.data.DATABASE_URL) {
+    // Development secrets live in each process's DATA_DIR: processes sharing a database would each draw their own.
+    for (const name of ['SESSION_SECRET', 'KEY_HASH_SECRET'] as const) {
+      if (!parsed.data[name] && parsed.data.NODE_ENV !== 'production') {
+        problems.push(`${name}: required with DATABASE_URL, the same in every process sharing the database (at least 32 characters, e.g. openssl rand -base64 32)`);
+      }
+    }
+  }
   if (parsed.success) {
     for (const [token, upstream] of [
       ['PRODUCTION_UPSTREAM_TOKEN', 'PRODUCTION_UPSTREAM'],

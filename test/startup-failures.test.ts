@@ -3,6 +3,8 @@ import { freePort } from '../bench/support/processes';
 import { tempDir } from './support/databases';
 import { spawnGateway } from './support/gateway-process';
 
+const SECRETS = { SESSION_SECRET: 'startup-session-secret-0123456789abcdef', KEY_HASH_SECRET: 'startup-key-hash-secret-0123456789abcdef' };
+
 /** An operator whose gateway cannot start is told which server failed and why, on one line, and gets exit code 1. */
 describe('start-up failures', () => {
   const dirs: string[] = [];
@@ -26,7 +28,7 @@ describe('start-up failures', () => {
 
   test('when PostgreSQL at DATABASE_URL refuses connections, then it says so with the cause, not the 503 clients would see', async () => {
     const port = await freePort();
-    const { code, output } = await failedStart({ DATABASE_URL: `postgres://test@127.0.0.1:${port}/test` });
+    const { code, output } = await failedStart({ DATABASE_URL: `postgres://test@127.0.0.1:${port}/test`, ...SECRETS });
     expect(code).toBe(1);
     expect(output).toContain(`Failed to start: PostgreSQL at DATABASE_URL could not be reached or prepared: connect ECONNREFUSED 127.0.0.1:${port}\n`);
     expect(output).not.toContain('temporarily unavailable');
