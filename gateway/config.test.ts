@@ -8,6 +8,7 @@ describe('parseConfig', () => {
       port: 8080,
       host: '0.0.0.0',
       cacheTtlSeconds: 30,
+      cacheMaxBytes: 32 * 1024 * 1024,
       rateLimitPerMinute: 600,
       upstreamTimeoutMs: 10_000,
       upstreams: { production: undefined, staging: undefined },
@@ -86,6 +87,11 @@ describe('parseConfig', () => {
     expect(parseConfig({ SHUTDOWN_TIMEOUT_MS: '2500' }).shutdownTimeoutMs).toBe(2500);
     expect(parseConfig({ SHUTDOWN_TIMEOUT_MS: '0' }).shutdownTimeoutMs).toBe(0);
     for (const bad of ['-1', '1.5', 'soon', '600001']) expect(() => parseConfig({ SHUTDOWN_TIMEOUT_MS: bad })).toThrow(/SHUTDOWN_TIMEOUT_MS:/);
+  });
+
+  test('when CACHE_MAX_BYTES is set, then it is parsed; under 64 KiB, fractions and words are named', () => {
+    expect(parseConfig({ CACHE_MAX_BYTES: '8388608' }).cacheMaxBytes).toBe(8_388_608);
+    for (const bad of ['65535', '1.5', 'lots']) expect(() => parseConfig({ CACHE_MAX_BYTES: bad })).toThrow(/CACHE_MAX_BYTES:/);
   });
 
   test('when no CIRCUIT_* is set, then an upstream circuit opens after 5 consecutive failures for 5 s', () => {

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { LOG_LEVELS } from '../lib/logger';
 import { optionalSecret } from '../lib/optional-secret';
 import { MIN_GATEWAY_TOKEN_LENGTH } from '../petstore/gateway-token';
+import { DEFAULT_CACHE_MAX_BYTES } from './cache/list-cache';
 
 /**
  * The only reader of process.env. Parsed and validated once at start-up; every problem is
@@ -42,6 +43,7 @@ const envSchema = z.object({
   PRODUCTION_UPSTREAM_TOKEN: upstreamToken,
   STAGING_UPSTREAM_TOKEN: upstreamToken,
   CACHE_TTL_SECONDS: int(30, 0, 86_400),
+  CACHE_MAX_BYTES: int(DEFAULT_CACHE_MAX_BYTES, 65_536, 2 ** 40),
   RATE_LIMIT_PER_MINUTE: int(600, 1, 10_000_000),
   ANONYMOUS_RATE_LIMIT_PER_MINUTE: int(60, 1, 10_000_000),
   UPSTREAM_TIMEOUT_MS: int(10_000, 1, 600_000),
@@ -82,6 +84,8 @@ export interface Config {
    */
   readonly upstreamTokens: { readonly production?: string; readonly staging?: string };
   readonly cacheTtlSeconds: number;
+  /** Bytes of list-cache entries a process keeps: the whole cache without Redis, its copy of entries with it. */
+  readonly cacheMaxBytes: number;
   readonly rateLimitPerMinute: number;
   /** Requests per client IP per minute that carry no valid key. */
   readonly anonymousRateLimitPerMinute: number;
@@ -150,6 +154,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     upstreams: Object.freeze({ production: e.PRODUCTION_UPSTREAM, staging: e.STAGING_UPSTREAM }),
     upstreamTokens: Object.freeze({ production: e.PRODUCTION_UPSTREAM_TOKEN, staging: e.STAGING_UPSTREAM_TOKEN }),
     cacheTtlSeconds: e.CACHE_TTL_SECONDS,
+    cacheMaxBytes: e.CACHE_MAX_BYTES,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     anonymousRateLimitPerMinute: e.ANONYMOUS_RATE_LIMIT_PER_MINUTE,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,

@@ -202,8 +202,14 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
       config.cacheTtlSeconds === 0
         ? undefined
         : commands
-          ? createRedisListCache({ redis: commands, prefix: config.redisKeyPrefix, ttlSeconds: config.cacheTtlSeconds, atTurnEnd: turnEnd.beforeWrites })
-          : createMemoryListCache({ ttlSeconds: config.cacheTtlSeconds });
+          ? createRedisListCache({
+              redis: commands,
+              prefix: config.redisKeyPrefix,
+              ttlSeconds: config.cacheTtlSeconds,
+              atTurnEnd: turnEnd.beforeWrites,
+              localCopyBytes: config.cacheMaxBytes,
+            })
+          : createMemoryListCache({ ttlSeconds: config.cacheTtlSeconds, maxBytes: config.cacheMaxBytes });
     const mounts = (['production', 'staging'] as const).map((environment) =>
       createApiPipeline({
         environment,

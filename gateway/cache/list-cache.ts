@@ -46,3 +46,27 @@ export function normalisedQueryKey(query: Record<string, unknown>): string {
     .map((k) => `${k}=${String(query[k])}`)
     .join('&');
 }
+
+/** Bytes of entries a process keeps (CACHE_MAX_BYTES's default). */
+export const DEFAULT_CACHE_MAX_BYTES = 32 * 1024 * 1024;
+
+/** Objects, strings and the cache's own bookkeeping around an entry's bytes, rounded up. */
+const ENTRY_OVERHEAD_BYTES = 512;
+
+/** What an entry costs a process's memory, as a byte-bounded cache counts it. */
+export function entryBytes(key: string, entry: CachedResponse): number {
+  // The whole allocation the body keeps alive, which a view on a larger buffer would hide.
+  return entry.body.buffer.byteLength + 2 * (key.length + entry.contentType.length + (entry.link?.length ?? 0)) + ENTRY_OVERHEAD_BYTES;
+}
+
+/**
+ * The entry with a body in an allocation of its own: a small body is often a view on Node's
+ * shared 8 KiB pool or on a socket read, and kept for minutes it would keep all of that alive.
+ */
+export function ownedEntry(entry: CachedResponse): CachedResponse {
+  const { body } = entry;
+  if (body.byteOffset === 0 && body.buffer.byteLength === body.length) return entry;
+  const owned = Buffer.allocUnsafeSlow(body.length);
+  body.copy(owned);
+  return { ...entry, body: owned };
+}

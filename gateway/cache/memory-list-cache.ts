@@ -1,11 +1,17 @@
 import { LRUCache } from 'lru-cache';
-import type { CachedResponse, ListCache } from './list-cache';
+import { DEFAULT_CACHE_MAX_BYTES, entryBytes, ownedEntry, type CachedResponse, type ListCache } from './list-cache';
 
-/** Single-process stand-in for the Redis cache, with the same generation rule. */
-export function createMemoryListCache(options: { ttlSeconds: number; maxEntries?: number }): ListCache {
+interface Stored {
+  generation: number;
+  entry: CachedResponse;
+}
+
+/** Single-process stand-in for the Redis cache, with the same generation rule, bounded by bytes (least recently used leave first). */
+export function createMemoryListCache(options: { ttlSeconds: number; maxBytes?: number }): ListCache {
   const generations = new Map<string, number>();
-  const entries = new LRUCache<string, { generation: number; entry: CachedResponse }>({
-    max: options.maxEntries ?? 10_000,
+  const entries = new LRUCache<string, Stored>({
+    maxSize: options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES,
+    sizeCalculation: (stored, key) => entryBytes(key, stored.entry),
     ttl: Math.max(1, options.ttlSeconds) * 1000,
   });
   return {
@@ -15,7 +21,7 @@ export function createMemoryListCache(options: { ttlSeconds: number; maxEntries?
       return hit && hit.generation === generation ? { generation, entry: hit.entry, filling: false } : { generation, filling: false };
     },
     async store(environment, key, generation, entry) {
-      if (options.ttlSeconds > 0) entries.set(`${environment} ${key}`, { generation, entry });
+      if (options.ttlSeconds > 0) entries.set(`${environment} ${key}`, { generation, entry: ownedEntry(entry) });
     },
     async invalidate(environment) {
       generations.set(environment, (generations.get(environment) ?? 0) + 1);

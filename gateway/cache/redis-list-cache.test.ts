@@ -94,6 +94,15 @@ describe('Redis list cache: the process copy, known current through a generation
     expect(waited).toBeLessThanOrEqual(1);
   });
 
+  test("when an entry is read from Redis, then the process's copy holds its body in an allocation of its own, not a view on the reply's buffer", async () => {
+    const otherProcess = createRedisListCache({ redis: other, prefix, ttlSeconds: 30, generationLeaseMs: LEASE_MS });
+    const { generation } = await otherProcess.lookup('production', 'limit=7');
+    await otherProcess.store('production', 'limit=7', generation, entry('[7]'));
+    const read = await cache.lookup('production', 'limit=7');
+    expect(read.entry?.body.toString()).toBe('[7]');
+    expect(read.entry?.body.buffer.byteLength).toBe(3);
+  });
+
   test('when the increment fails (Redis away), then the create still waits out the leases before it reports the failure', async () => {
     const away = createRedis(REDIS_URL, { connectionName: 'list-cache-test-away' }); // never connected: commands fail at once
     const creating = createRedisListCache({ redis: away, prefix, ttlSeconds: 30, generationLeaseMs: LEASE_MS });

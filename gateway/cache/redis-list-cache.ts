@@ -1,14 +1,12 @@
 import { randomInt } from 'node:crypto';
 import { Command, type Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import type { CacheLookup, CachedResponse, ListCache } from './list-cache';
+import { DEFAULT_CACHE_MAX_BYTES, entryBytes, ownedEntry, type CacheLookup, type CachedResponse, type ListCache } from './list-cache';
 import { createGenerationLeases, waitOutLeases } from './generation-lease';
 
 const NEWLINE = 0x0a;
 /** Long enough for one upstream list call; short enough that a crashed filler blocks nobody for long. */
 const FILL_LOCK_MS = 2000;
-/** Bytes of entries each process keeps a copy of. */
-const LOCAL_COPY_BYTES = 32 * 1024 * 1024;
 /**
  * How long a generation read is trusted, and so how long a create waits before its 201 (see
  * generation-lease.ts): a few ms on a create that takes tens, against a round trip per turn of hits.
@@ -55,6 +53,8 @@ export function createRedisListCache(options: {
   atTurnEnd?: (task: () => void) => void;
   /** GENERATION_LEASE_MS unless a test needs a lease long enough to observe. */
   generationLeaseMs?: number;
+  /** Bytes of entries this process keeps a copy of (CACHE_MAX_BYTES). */
+  localCopyBytes?: number;
 }): ListCache {
   const { redis, prefix } = options;
   const ttlMs = options.ttlSeconds * 1000;
@@ -62,7 +62,10 @@ export function createRedisListCache(options: {
   const genKey = (env: string) => `${prefix}cache:${env}:gen`;
   const entryKey = (env: string, key: string) => `${prefix}cache:${env}:q:${key}`;
   const fillKey = (env: string, key: string) => `${prefix}cache:${env}:fill:${key}`;
-  const copies = new LRUCache<string, LocalCopy>({ maxSize: LOCAL_COPY_BYTES, sizeCalculation: (copy) => copy.entry.body.length + 256 });
+  const copies = new LRUCache<string, LocalCopy>({
+    maxSize: options.localCopyBytes ?? DEFAULT_CACHE_MAX_BYTES,
+    sizeCalculation: (copy, key) => entryBytes(key, copy.entry),
+  });
   const generations = createGenerationLeases({
     leaseMs,
     atTurnEnd: options.atTurnEnd,
@@ -74,13 +77,17 @@ export function createRedisListCache(options: {
     },
   });
 
-  const keep = (environment: string, key: string, generation: number, entry: CachedResponse) =>
+  const keep = (environment: string, key: string, generation: number, read: CachedResponse) => {
+    // A body read from Redis is a view on the reply's socket buffer; a copy kept for minutes gets its own.
+    const entry = ownedEntry(read);
     copies.set(`${environment} ${key}`, {
       generation,
       expiresAt: entry.storedAt + ttlMs,
       entry,
       hit: Object.freeze({ generation, filling: false, entry }),
     });
+    return entry;
+  };
 
   async function readEntry(environment: string, key: string): Promise<CacheLookup> {
     const sentAt = performance.now();
@@ -94,8 +101,7 @@ export function createRedisListCache(options: {
     const header = JSON.parse(raw.subarray(0, split).toString()) as EntryHeader;
     if (header.g !== generation) return { generation, filling };
     const entry: CachedResponse = { storedAt: header.t, contentType: header.c, link: header.l, body: raw.subarray(split + 1) };
-    keep(environment, key, generation, entry);
-    return { generation, filling, entry };
+    return { generation, filling, entry: keep(environment, key, generation, entry) };
   }
 
   return {
