@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../lib/logger';
 import { createOutageLog } from '../../lib/outage-log';
 import { normalisedQueryKey, type CacheLookup, type CachedResponse, type ListCache } from '../cache/list-cache';
+import { CLIENT_SHAPING_HEADERS, FILL_ACCEPT_ENCODING, unshareableReason } from '../cache/shareable-response';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { ApiOperation } from '../../openapi/operations';
 import type { GatewayRequest, Next, Step } from '../pipeline';
@@ -175,8 +176,17 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
       settle(undefined); // upstream failed or client left: followers go on their own
       release();
     });
+    // What is stored is replayed to every key: it is asked for as no client in particular.
+    for (const name of CLIENT_SHAPING_HEADERS) delete req.headers[name];
+    req.headers['accept-encoding'] = FILL_ACCEPT_ENCODING;
     ctx.onUpstreamResponse = async (upstream) => {
-      if (upstream.status !== 200) return settle(undefined);
+      const unshareable = upstream.status === 200 ? unshareableReason(upstream.headers) : `status ${upstream.status}`;
+      if (unshareable) {
+        logger.debug({ requestId: ctx.requestId, reason: unshareable }, 'list answer not cached');
+        // Waiters here and in other processes ask the upstream themselves, now rather than when this response ends.
+        settle(undefined);
+        return release();
+      }
       const link = upstream.headers.link;
       const entry: CachedResponse = {
         storedAt: now(),
