@@ -161,6 +161,31 @@ describe.each(['memory', 'redis'] as const)('what the GET /pets cache shares bet
     expect(a.body.toString()).not.toBe(b.body.toString());
   });
 
+  test('when a list was answered Cache-Control: private, then its next requests go upstream side by side, none waiting for another\'s fill', async () => {
+    const held: ServerResponse[] = [];
+    let mostHeldAtOnce = 0;
+    const answer = (res: ServerResponse) => res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'private' }).end(PLAIN);
+    const list = listAnswered((_req, res) => {
+      if (list.received().length === 1) return answer(res);
+      held.push(res);
+      mostHeldAtOnce = Math.max(mostHeldAtOnce, held.length);
+      // All three are answered together once they are here; one that never comes (it waits for another's answer) frees the others after a second.
+      if (held.length === 3) held.splice(0).forEach(answer);
+      setTimeout(() => {
+        const at = held.indexOf(res);
+        if (at !== -1) answer(held.splice(at, 1)[0]!);
+      }, 1000);
+    });
+    await list.get(keyA);
+    const answers = await Promise.all([list.get(keyA), list.get(keyB), list.get(keyB)]);
+    expect(answers.map((r) => [r.status, r.headers['x-cache']])).toEqual([
+      [200, 'MISS'],
+      [200, 'MISS'],
+      [200, 'MISS'],
+    ]);
+    expect(mostHeldAtOnce).toBe(3);
+  });
+
   test.each([
     ['Vary: X-Account', { vary: 'X-Account' }],
     ['Vary: Cookie', { vary: 'Accept-Encoding, Cookie' }],

@@ -23,6 +23,10 @@ const POLL_MS = 15;
 const ignore = () => {};
 /** Distinct list query strings remembered parsed; past this the memory starts afresh. */
 const MAX_PARSED_QUERIES = 1000;
+/** How long a list whose answer was not shareable goes straight upstream, its requests not waiting for one another's fill. */
+const PASS_MS = 10_000;
+/** Lists remembered as not shareable; past this the memory starts afresh. */
+const MAX_PASSES = 1000;
 
 /**
  * Serves `GET /pets` from the list cache and invalidates it on a successful `POST /pets`.
@@ -33,6 +37,8 @@ const MAX_PARSED_QUERIES = 1000;
  */
 export function listCache({ cache, logger, metrics, now = Date.now, send, fillWaitMs = 1000 }: ListCacheOptions): { prefetch: Step; serve: Step } {
   const flights = new Map<string, Promise<CachedResponse | undefined>>();
+  // Lists whose last answer was meant for its client only, and until when they skip the fill.
+  const passes = new Map<string, number>();
   const outage = createOutageLog(logger, 'list cache');
   // Creates whose invalidation could not reach the store: retried before the next lookup is trusted.
   const pendingInvalidation = new Set<string>();
@@ -124,6 +130,15 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
   const fill = async (req: GatewayRequest, res: ServerResponse, next: Next, key: string, found: CacheLookup): Promise<void> => {
     const { ctx } = req;
     const flightKey = `${ctx.environment} ${key}`;
+    const passUntil = passes.get(flightKey);
+    if (passUntil !== undefined) {
+      if (now() < passUntil) {
+        metrics.cacheLookup(ctx.environment, 'miss');
+        ctx.headers.set('X-Cache', 'MISS');
+        return next();
+      }
+      passes.delete(flightKey);
+    }
     const inFlight = flights.get(flightKey);
     if (inFlight) {
       metrics.cacheLookup(ctx.environment, 'coalesced');
@@ -183,6 +198,10 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
       const unshareable = upstream.status === 200 ? unshareableReason(upstream.headers) : `status ${upstream.status}`;
       if (unshareable) {
         logger.debug({ requestId: ctx.requestId, reason: unshareable }, 'list answer not cached');
+        if (upstream.status === 200) {
+          if (passes.size >= MAX_PASSES) passes.clear();
+          passes.set(flightKey, now() + PASS_MS);
+        }
         // Waiters here and in other processes ask the upstream themselves, now rather than when this response ends.
         settle(undefined);
         return release();
