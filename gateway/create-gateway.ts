@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Database } from '../db/database';
@@ -170,7 +170,9 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
 
     const app = express();
     app.disable('x-powered-by');
-    app.set('trust proxy', config.trustProxy);
+    // One hop, as clientIp trusts: req.ip and req.protocol then come from what our own proxy wrote.
+    app.set('trust proxy', config.trustProxy ? 1 : false);
+    const clientIpOf = (req: IncomingMessage) => clientIp(req, config.trustProxy);
 
     // The bound port is known only after listen; links need it when PUBLIC_URL is unset.
     // Host is checked by the front handler, which answers a request without one with an Error body (malformed-requests.ts).
@@ -224,7 +226,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         usage: apiKeys,
         rateLimiter,
         anonymousLimiter,
-        clientIp: (req) => clientIp(req, config.trustProxy),
+        clientIp: clientIpOf,
         cache,
         corsOrigins,
         logger,
@@ -262,6 +264,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         apiKeys,
         loginLimiter: createLoginLimiter(),
         signupLimiter: createSignupLimiter(),
+        clientIp: clientIpOf,
         publicUrl,
         clock: now,
         logger,

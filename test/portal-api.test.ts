@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Database } from '../db/database';
@@ -11,6 +11,7 @@ import { migrateKeys } from '../keys/migrations';
 import { createLocalRevocationBus } from '../keys/revocation-bus';
 import { createSessionService } from '../keys/session-service';
 import { createPortalApiRouter } from '../portal/api/router';
+import { clientIp } from '../gateway/client-ip';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from './support/databases';
 import { jsonOf } from './support/http';
 
@@ -83,6 +84,7 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
       apiKeys,
       loginLimiter: createLoginLimiter(),
       signupLimiter: createSignupLimiter(),
+      clientIp: (req: IncomingMessage) => clientIp(req, false),
       clock: now,
     };
     portal = await startPortal({ ...deps, publicUrl: 'http://portal.test:8080' });
@@ -211,6 +213,7 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
         apiKeys,
         loginLimiter: createLoginLimiter(),
         signupLimiter: createSignupLimiter({ maxPerIp: 2 }),
+        clientIp: (req) => clientIp(req, false),
         clock: now,
         publicUrl: 'http://portal.test:8080',
       });

@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
 import { ApiError, toApiError } from '../../lib/api-error';
 import { renderError } from '../../lib/render-error';
@@ -18,6 +19,8 @@ export interface PortalApiDeps {
   apiKeys: Pick<ApiKeyService, 'issue' | 'list' | 'revoke'>;
   loginLimiter: LoginLimiter;
   signupLimiter: SignupLimiter;
+  /** The client address the limiters key on: the gateway's one function for it (the socket, or the trusted proxy's entry). */
+  clientIp: (req: IncomingMessage) => string;
   /** The portal's public base URL: its origin is allowed for state-changing requests; https → `Secure` cookie. */
   publicUrl: string;
   clock?: () => Date;
@@ -58,10 +61,6 @@ const issuedKeyBody = (key: IssuedKey) => ({
   key: key.key,
 });
 
-function clientIp(req: Request): string {
-  return req.ip ?? req.socket.remoteAddress ?? 'unknown';
-}
-
 /** 405 with `Allow` for other methods on a known path; OPTIONS answers with `Allow` alone. */
 function onlyMethods(...methods: string[]): RequestHandler {
   const allow = (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ');
@@ -79,7 +78,7 @@ function onlyMethods(...methods: string[]): RequestHandler {
  * state-changing requests only from the portal's own origin; every error an Error body.
  */
 export function createPortalApiRouter(deps: PortalApiDeps): Router {
-  const { accounts, sessions, apiKeys, loginLimiter, signupLimiter } = deps;
+  const { accounts, sessions, apiKeys, loginLimiter, signupLimiter, clientIp } = deps;
   const clock = deps.clock ?? (() => new Date());
   const cookieOptions = sessionCookieOptions(deps.publicUrl);
   const json = jsonBody({ limitBytes: PORTAL_API_BODY_LIMIT_BYTES });
