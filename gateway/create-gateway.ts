@@ -40,6 +40,7 @@ import { healthRoutes } from './health';
 import { answerMalformedRequests, type CountRefusal } from './malformed-requests';
 import { trackForDrain, type DrainReport, type HttpDrain } from './http-drain';
 import { createRateLimiter } from './rate-limit/rate-limiter';
+import { createLimiterFactory } from './rate-limit/limiter-factory';
 import { createCircuitBreaker } from './upstream/circuit-breaker';
 import { metricsRoutes } from './metrics/metrics-routes';
 import { startMetricsServer } from './metrics/metrics-server';
@@ -240,6 +241,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     const checks: Record<string, () => Promise<void>> = { database: () => db.ping() };
     if (redis) checks.redis = async () => void (await redis.publisher.ping());
     const accounts = createAccountService({ db });
+    const portalLimits = { createLimiter: createLimiterFactory({ redis: commands, keyPrefix: config.redisKeyPrefix }) };
     const sessions = createSessionService({ db, secret: secrets.sessionSecret, now });
     const stopSessionPurge = schedulePurgeOfSessions(sessions, {
       intervalMs: options.sessionPurgeIntervalMs,
@@ -262,8 +264,8 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         accounts,
         sessions,
         apiKeys,
-        loginLimiter: createLoginLimiter(),
-        signupLimiter: createSignupLimiter(),
+        loginLimiter: createLoginLimiter(portalLimits),
+        signupLimiter: createSignupLimiter(portalLimits),
         clientIp: clientIpOf,
         publicUrl,
         clock: now,

@@ -1,7 +1,12 @@
-import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiError } from '../lib/api-error';
 
 export type Limiter = Pick<RateLimiterAbstract, 'consume' | 'reward' | 'block' | 'delete'>;
+
+/** Builds one counter: memory by default; the composition root passes a Redis-backed one when processes share limits. */
+export type CreateLimiter = (options: { keyPrefix: string; points: number; duration: number }) => Limiter;
+
+export const memoryLimiter: CreateLimiter = (options) => new RateLimiterMemory(options);
 
 /** "42 seconds", "1 minute", "15 minutes": how long a refused client waits, in its own words. */
 export function describeWait(seconds: number): string {

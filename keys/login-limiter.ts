@@ -1,5 +1,5 @@
-import { RateLimiterMemory, type RateLimiterRes } from 'rate-limiter-flexible';
-import { consumeOrRefuse, type Limiter } from './limit-refusal';
+import type { RateLimiterRes } from 'rate-limiter-flexible';
+import { consumeOrRefuse, memoryLimiter, type CreateLimiter } from './limit-refusal';
 import { EMAIL_MAX_LENGTH, normalizeEmail } from './account-service';
 
 /**
@@ -28,7 +28,7 @@ export interface LoginLimiterOptions {
   maxConsecutiveFailures?: number;
   lockoutSeconds?: number;
   /** Builds each counter; memory by default, a store-backed limiter (Redis) when processes share limits. */
-  createLimiter?: (options: { keyPrefix: string; points: number; duration: number }) => Limiter;
+  createLimiter?: CreateLimiter;
 }
 
 const CONSECUTIVE_WINDOW_SECONDS = 24 * 60 * 60;
@@ -41,7 +41,7 @@ export function createLoginLimiter(options: LoginLimiterOptions = {}): LoginLimi
   for (const [name, value] of Object.entries({ maxFailuresPerIp, ipWindowSeconds, maxConsecutiveFailures, lockoutSeconds })) {
     if (!Number.isInteger(value) || value < 1) throw new Error(`createLoginLimiter: ${name} must be a positive integer`);
   }
-  const createLimiter = options.createLimiter ?? ((o) => new RateLimiterMemory(o));
+  const createLimiter = options.createLimiter ?? memoryLimiter;
   const byIp = createLimiter({ keyPrefix: 'login_fail_ip', points: maxFailuresPerIp, duration: ipWindowSeconds });
   const byEmailAndIp = createLimiter({
     keyPrefix: 'login_fail_email_ip',

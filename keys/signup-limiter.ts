@@ -1,5 +1,4 @@
-import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { consumeOrRefuse } from './limit-refusal';
+import { consumeOrRefuse, memoryLimiter, type CreateLimiter } from './limit-refusal';
 
 /**
  * Mass sign-up protection for the portal: at most `maxPerIp` sign-up attempts per `windowSeconds`
@@ -15,6 +14,8 @@ export interface SignupLimiter {
 export interface SignupLimiterOptions {
   maxPerIp?: number;
   windowSeconds?: number;
+  /** Builds the counter; memory by default, a store-backed limiter (Redis) when processes share limits. */
+  createLimiter?: CreateLimiter;
 }
 
 export function createSignupLimiter(options: SignupLimiterOptions = {}): SignupLimiter {
@@ -23,7 +24,7 @@ export function createSignupLimiter(options: SignupLimiterOptions = {}): SignupL
   for (const [name, value] of Object.entries({ maxPerIp, windowSeconds })) {
     if (!Number.isInteger(value) || value < 1) throw new Error(`createSignupLimiter: ${name} must be a positive integer`);
   }
-  const byIp = new RateLimiterMemory({ keyPrefix: 'signup_ip', points: maxPerIp, duration: windowSeconds });
+  const byIp = (options.createLimiter ?? memoryLimiter)({ keyPrefix: 'signup_ip', points: maxPerIp, duration: windowSeconds });
   return {
     async admit(ip) {
       await consumeOrRefuse(byIp, ip, (wait) => `Too many sign-ups from your network. Try again in ${wait}.`);
