@@ -104,4 +104,10 @@ describe('parseConfig', () => {
       expect(() => parseConfig({ CIRCUIT_FAILURE_THRESHOLD: bad, CIRCUIT_OPEN_MS: bad })).toThrow(/CIRCUIT_FAILURE_THRESHOLD:[\s\S]*CIRCUIT_OPEN_MS:/);
     }
   });
+
+  test('when no PASSWORD_* is set, then an address has 2 password checks in flight and 8 hashes may wait; when set, they are parsed, and bad values are named', () => {
+    expect(parseConfig({})).toMatchObject({ passwordAttemptsInFlightPerIp: 2, passwordHashQueue: 8 });
+    expect(parseConfig({ PASSWORD_ATTEMPTS_IN_FLIGHT_PER_IP: '4', PASSWORD_HASH_QUEUE: '0' })).toMatchObject({ passwordAttemptsInFlightPerIp: 4, passwordHashQueue: 0 });
+    expect(() => parseConfig({ PASSWORD_ATTEMPTS_IN_FLIGHT_PER_IP: '0', PASSWORD_HASH_QUEUE: '-1' })).toThrow(/PASSWORD_ATTEMPTS_IN_FLIGHT_PER_IP:[\s\S]*PASSWORD_HASH_QUEUE:/);
+  });
 });

@@ -46,6 +46,8 @@ const envSchema = z.object({
   CACHE_MAX_BYTES: int(DEFAULT_CACHE_MAX_BYTES, 65_536, 2 ** 40),
   RATE_LIMIT_PER_MINUTE: int(600, 1, 10_000_000),
   ANONYMOUS_RATE_LIMIT_PER_MINUTE: int(60, 1, 10_000_000),
+  PASSWORD_ATTEMPTS_IN_FLIGHT_PER_IP: int(2, 1, 1000),
+  PASSWORD_HASH_QUEUE: int(8, 0, 10_000),
   UPSTREAM_TIMEOUT_MS: int(10_000, 1, 600_000),
   SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
   CIRCUIT_FAILURE_THRESHOLD: int(5, 1, 10_000),
@@ -89,6 +91,10 @@ export interface Config {
   readonly rateLimitPerMinute: number;
   /** Requests per client IP per minute that carry no valid key. */
   readonly anonymousRateLimitPerMinute: number;
+  /** Sign-in and sign-up attempts one client address may have in progress at once (per process); more get 429. */
+  readonly passwordAttemptsInFlightPerIp: number;
+  /** Password hashes that may wait for one of the two hashing slots; more get 503 at once. */
+  readonly passwordHashQueue: number;
   readonly upstreamTimeoutMs: number;
   /** How long a stop waits for in-flight requests before it cuts their connections. */
   readonly shutdownTimeoutMs: number;
@@ -157,6 +163,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     cacheMaxBytes: e.CACHE_MAX_BYTES,
     rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
     anonymousRateLimitPerMinute: e.ANONYMOUS_RATE_LIMIT_PER_MINUTE,
+    passwordAttemptsInFlightPerIp: e.PASSWORD_ATTEMPTS_IN_FLIGHT_PER_IP,
+    passwordHashQueue: e.PASSWORD_HASH_QUEUE,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     circuitFailureThreshold: e.CIRCUIT_FAILURE_THRESHOLD,

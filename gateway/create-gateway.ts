@@ -8,6 +8,7 @@ import { createAccountService } from '../keys/account-service';
 import { createApiKeyService } from '../keys/api-key-service';
 import { createKeyVerifier } from '../keys/key-verifier';
 import { createLoginLimiter } from '../keys/login-limiter';
+import { createPasswordHasher } from '../keys/password';
 import { createSignupLimiter } from '../keys/signup-limiter';
 import { migrateKeys } from '../keys/migrations';
 import { createRedisRevocationBus } from '../keys/redis-revocation-bus';
@@ -240,8 +241,11 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
 
     const checks: Record<string, () => Promise<void>> = { database: () => db.ping() };
     if (redis) checks.redis = async () => void (await redis.publisher.ping());
-    const accounts = createAccountService({ db });
-    const portalLimits = { createLimiter: createLimiterFactory({ redis: commands, keyPrefix: config.redisKeyPrefix }) };
+    const accounts = createAccountService({ db, passwords: createPasswordHasher({ maxQueued: config.passwordHashQueue }) });
+    const portalLimits = {
+      createLimiter: createLimiterFactory({ redis: commands, keyPrefix: config.redisKeyPrefix }),
+      maxInFlightPerIp: config.passwordAttemptsInFlightPerIp,
+    };
     const sessions = createSessionService({ db, secret: secrets.sessionSecret, now });
     const stopSessionPurge = schedulePurgeOfSessions(sessions, {
       intervalMs: options.sessionPurgeIntervalMs,

@@ -29,3 +29,28 @@ export async function consumeOrRefuse(limiter: Pick<Limiter, 'consume'>, key: st
     throw new ApiError('rate_limited', refusal(describeWait(seconds)), { headers: { 'Retry-After': String(seconds) } });
   }
 }
+
+/**
+ * At most `max` attempts in flight per key in this process, so a client's parallel attempts
+ * cannot queue password hashes ahead of everyone else's; a key's entry is gone when it has none.
+ */
+export function createInFlightCap(max: number, refusal: string): { enter(key: string): () => void } {
+  if (!Number.isInteger(max) || max < 1) throw new Error('createInFlightCap: max must be a positive integer');
+  const inFlight = new Map<string, number>();
+  return {
+    /** Takes a slot and returns its release (idempotent), or throws 429 `rate_limited` with `Retry-After: 1`. */
+    enter(key) {
+      const count = inFlight.get(key) ?? 0;
+      if (count >= max) throw new ApiError('rate_limited', refusal, { headers: { 'Retry-After': '1' } });
+      inFlight.set(key, count + 1);
+      let released = false;
+      return function release() {
+        if (released) return;
+        released = true;
+        const left = inFlight.get(key)! - 1;
+        if (left === 0) inFlight.delete(key);
+        else inFlight.set(key, left);
+      };
+    },
+  };
+}

@@ -42,9 +42,38 @@ describe('login limiter', () => {
   });
 
   test('when guesses arrive in parallel, then no more than the allowed attempts get through', async () => {
-    const limiter = createLoginLimiter();
+    const limiter = createLoginLimiter({ maxInFlightPerIp: 20 });
     const outcomes = await Promise.allSettled(Array.from({ length: 20 }, () => limiter.begin('ada@example.com', '10.0.0.1')));
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5);
+  });
+
+  test('when one address has two attempts being checked, then a third is refused at once with Retry-After 1, before any counter is touched', async () => {
+    const limiter = createLoginLimiter({ maxFailuresPerIp: 3 });
+    const first = await limiter.begin('ada@example.com', '10.0.0.6');
+    const second = await limiter.begin('bob@example.com', '10.0.0.6');
+    const err = await refusal(limiter.begin('cy@example.com', '10.0.0.6'));
+    expect(err.toBody()).toEqual({ code: 'rate_limited', status: 429, message: 'Too many sign-in attempts at once from your network. Try again in 1 second.' });
+    expect(err.headers['Retry-After']).toBe('1');
+    await expect(limiter.begin('ada@example.com', '10.0.0.7')).resolves.toBeDefined(); // another address is not held up
+    await first.failed();
+    await second.cancel();
+    // The refused attempt took none of the address's 3 failures: two more begin, a third is over the budget.
+    await (await limiter.begin('cy@example.com', '10.0.0.6')).failed();
+    await (await limiter.begin('dee@example.com', '10.0.0.6')).failed();
+    expect((await refusal(limiter.begin('eve@example.com', '10.0.0.6'))).message).toMatch(/^Too many failed sign-in attempts from your network/);
+  });
+
+  test('when an attempt ends in any way, or is refused by a counter, then its in-flight slot is free again', async () => {
+    const limiter = createLoginLimiter({ maxInFlightPerIp: 1, maxConsecutiveFailures: 1 });
+    await (await limiter.begin('ada@example.com', '10.0.0.8')).failed();
+    expect((await refusal(limiter.begin('ada@example.com', '10.0.0.8'))).message).toMatch(/for this account/); // locked, slot given back
+    const attempt = await limiter.begin('bob@example.com', '10.0.0.8');
+    await attempt.succeeded();
+    await attempt.succeeded(); // a second report does not free a slot it no longer holds
+    await (await limiter.begin('cy@example.com', '10.0.0.8')).cancel();
+    const held = await limiter.begin('dee@example.com', '10.0.0.8');
+    expect((await refusal(limiter.begin('eve@example.com', '10.0.0.8'))).message).toMatch(/at once/);
+    await held.cancel();
   });
 
   test('when one address fails too often across many emails, then it is refused with a message about the network', async () => {

@@ -1,5 +1,5 @@
 import type { RateLimiterRes } from 'rate-limiter-flexible';
-import { consumeOrRefuse, memoryLimiter, type CreateLimiter } from './limit-refusal';
+import { consumeOrRefuse, createInFlightCap, memoryLimiter, type CreateLimiter } from './limit-refusal';
 import { EMAIL_MAX_LENGTH, normalizeEmail } from './account-service';
 
 /**
@@ -8,6 +8,8 @@ import { EMAIL_MAX_LENGTH, normalizeEmail } from './account-service';
  * - per email + IP: after `maxConsecutiveFailures` failures in a row the pair is locked for
  *   `lockoutSeconds`; a successful login resets it. Keying by email + IP means an attacker
  *   cannot lock a victim out from the attacker's own address.
+ * - per IP: at most `maxInFlightPerIp` attempts being checked at once (in this process); more are
+ *   refused at once, so one client's parallel guesses cannot fill the password-hashing queue.
  * An attempt is reserved before the password is checked, so parallel guesses cannot slip past.
  */
 export interface LoginLimiter {
@@ -27,6 +29,7 @@ export interface LoginLimiterOptions {
   ipWindowSeconds?: number;
   maxConsecutiveFailures?: number;
   lockoutSeconds?: number;
+  maxInFlightPerIp?: number;
   /** Builds each counter; memory by default, a store-backed limiter (Redis) when processes share limits. */
   createLimiter?: CreateLimiter;
 }
@@ -38,10 +41,12 @@ export function createLoginLimiter(options: LoginLimiterOptions = {}): LoginLimi
   const ipWindowSeconds = options.ipWindowSeconds ?? 60 * 60;
   const maxConsecutiveFailures = options.maxConsecutiveFailures ?? 5;
   const lockoutSeconds = options.lockoutSeconds ?? 15 * 60;
-  for (const [name, value] of Object.entries({ maxFailuresPerIp, ipWindowSeconds, maxConsecutiveFailures, lockoutSeconds })) {
+  const maxInFlightPerIp = options.maxInFlightPerIp ?? 2;
+  for (const [name, value] of Object.entries({ maxFailuresPerIp, ipWindowSeconds, maxConsecutiveFailures, lockoutSeconds, maxInFlightPerIp })) {
     if (!Number.isInteger(value) || value < 1) throw new Error(`createLoginLimiter: ${name} must be a positive integer`);
   }
   const createLimiter = options.createLimiter ?? memoryLimiter;
+  const inFlight = createInFlightCap(maxInFlightPerIp, 'Too many sign-in attempts at once from your network. Try again in 1 second.');
   const byIp = createLimiter({ keyPrefix: 'login_fail_ip', points: maxFailuresPerIp, duration: ipWindowSeconds });
   const byEmailAndIp = createLimiter({
     keyPrefix: 'login_fail_email_ip',
@@ -52,23 +57,32 @@ export function createLoginLimiter(options: LoginLimiterOptions = {}): LoginLimi
   return {
     async begin(email, ip) {
       const pairKey = `${normalizeEmail(email).slice(0, EMAIL_MAX_LENGTH)}|${ip}`;
-      await consumeOrRefuse(byIp, ip, (wait) => `Too many failed sign-in attempts from your network. Try again in ${wait}.`);
+      const release = inFlight.enter(ip);
       let pair: RateLimiterRes;
       try {
-        pair = await consumeOrRefuse(byEmailAndIp, pairKey, (wait) => `Too many failed sign-in attempts for this account. Try again in ${wait}.`);
+        await consumeOrRefuse(byIp, ip, (wait) => `Too many failed sign-in attempts from your network. Try again in ${wait}.`);
+        try {
+          pair = await consumeOrRefuse(byEmailAndIp, pairKey, (wait) => `Too many failed sign-in attempts for this account. Try again in ${wait}.`);
+        } catch (err) {
+          await byIp.reward(ip);
+          throw err;
+        }
       } catch (err) {
-        await byIp.reward(ip);
+        release();
         throw err;
       }
       return {
         async succeeded() {
+          release();
           await Promise.all([byIp.reward(ip), byEmailAndIp.delete(pairKey)]);
         },
         async failed() {
+          release();
           // This failure used the last allowed attempt: lock the pair for the full lockout from now.
           if (pair.remainingPoints === 0) await byEmailAndIp.block(pairKey, lockoutSeconds);
         },
         async cancel() {
+          release();
           await Promise.all([byIp.reward(ip), byEmailAndIp.reward(pairKey)]);
         },
       };

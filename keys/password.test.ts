@@ -1,3 +1,4 @@
+import { ApiError } from '../lib/api-error';
 import { createPasswordHasher, OWASP_SCRYPT_COST, passwordPolicyViolation } from './password';
 
 describe('password hashing', () => {
@@ -63,9 +64,31 @@ describe('password hashing', () => {
     await expect(hasher.verify('x', `scrypt$1000$8$1$${salt}$${key}`)).rejects.toThrow('not a valid scrypt hash');
   });
 
+  test('when more hashes wait than the queue holds, then the extra ones are refused at once with 503 and Retry-After, and the queue works on', async () => {
+    const cheap = { N: 2 ** 10, r: 8, p: 1 };
+    const bounded = createPasswordHasher({ cost: cheap, maxConcurrent: 1, maxQueued: 2 });
+    const encoded = await bounded.hash('a password to check');
+    const outcomes = await Promise.allSettled(Array.from({ length: 5 }, () => bounded.verify('a password to check', encoded)));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'fulfilled', 'rejected', 'rejected']);
+    const refused = (outcomes[3] as PromiseRejectedResult).reason;
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused.toBody()).toEqual({ code: 'service_unavailable', status: 503, message: 'Too many passwords are being checked right now. Try again in 1 second.' });
+    expect(refused.headers).toEqual({ 'Retry-After': '1' });
+    await expect(bounded.verify('a password to check', encoded)).resolves.toBe(true);
+  });
+
+  test('when the first unknown-email check is refused by a full queue, then a later one still works', async () => {
+    const bounded = createPasswordHasher({ cost: { N: 2 ** 10, r: 8, p: 1 }, maxConcurrent: 1, maxQueued: 0 });
+    const busy = bounded.hash('holds the only slot');
+    await expect(bounded.verifyAgainstDummy('first guess!')).rejects.toMatchObject({ code: 'service_unavailable' });
+    await busy;
+    await expect(bounded.verifyAgainstDummy('second guess')).resolves.toBe(false);
+  });
+
   test('when options are invalid, then the hasher refuses to be built', () => {
     expect(() => createPasswordHasher({ cost: { ...OWASP_SCRYPT_COST, N: 1000 } })).toThrow('Invalid scrypt cost');
     expect(() => createPasswordHasher({ maxConcurrent: 0 })).toThrow('maxConcurrent');
+    expect(() => createPasswordHasher({ maxQueued: -1 })).toThrow('maxQueued');
   });
 });
 

@@ -1,4 +1,5 @@
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { ApiError } from '../lib/api-error';
 
 /** scrypt work factors. OWASP Password Storage Cheat Sheet: N=2^17, r=8, p=1. */
 export interface ScryptCost {
@@ -64,13 +65,21 @@ function parseEncoded(encoded: string): ParsedHash {
   return { cost, salt: saltBytes, key: keyBytes };
 }
 
-/** At most `max` derivations at once: each scrypt at OWASP cost holds 128 MiB and a libuv thread. */
-function createGate(max: number): <T>(fn: () => Promise<T>) => Promise<T> {
+/**
+ * At most `max` derivations at once (each scrypt at OWASP cost holds 128 MiB and a libuv thread),
+ * and at most `maxQueued` waiting: past that a caller is answered 503 at once rather than kept
+ * waiting behind a flood of guesses.
+ */
+function createGate(max: number, maxQueued: number): <T>(fn: () => Promise<T>) => Promise<T> {
   let running = 0;
   const waiting: Array<() => void> = [];
   return async function gated<T>(fn: () => Promise<T>): Promise<T> {
-    if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
-    else running++;
+    if (running >= max) {
+      if (waiting.length >= maxQueued) {
+        throw new ApiError('service_unavailable', 'Too many passwords are being checked right now. Try again in 1 second.', { headers: { 'Retry-After': '1' } });
+      }
+      await new Promise<void>((resolve) => waiting.push(resolve));
+    } else running++;
     try {
       return await fn();
     } finally {
@@ -96,16 +105,20 @@ export interface PasswordHasherOptions {
   cost?: ScryptCost;
   /** Concurrent derivations; more wait in line. Default 2 (memory: 128 MiB each at OWASP cost). */
   maxConcurrent?: number;
+  /** Derivations that may wait in line; more are refused with 503 `service_unavailable`. Default 8. */
+  maxQueued?: number;
 }
 
 export function createPasswordHasher(options: PasswordHasherOptions = {}): PasswordHasher {
   const cost = Object.freeze({ ...(options.cost ?? OWASP_SCRYPT_COST) });
   const maxConcurrent = options.maxConcurrent ?? 2;
+  const maxQueued = options.maxQueued ?? 8;
   if (!isPowerOfTwo(cost.N) || cost.N > MAX_N || cost.r < 1 || cost.r > MAX_R || cost.p < 1 || cost.p > MAX_P) {
     throw new Error(`Invalid scrypt cost ${JSON.stringify(cost)}`);
   }
   if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) throw new Error('maxConcurrent must be a positive integer');
-  const gated = createGate(maxConcurrent);
+  if (!Number.isInteger(maxQueued) || maxQueued < 0) throw new Error('maxQueued must be a non-negative integer');
+  const gated = createGate(maxConcurrent, maxQueued);
   let dummy: Promise<string> | undefined;
 
   const hash = async (password: string): Promise<string> => {
@@ -125,7 +138,11 @@ export function createPasswordHasher(options: PasswordHasherOptions = {}): Passw
     verify,
     async verifyAgainstDummy(password) {
       // A real hash of a random secret, made once, with the current parameters: same work as a real verify.
-      dummy ??= hash(randomBytes(32).toString('base64url'));
+      // A refused or failed first hash is not kept: the next unknown-email attempt makes it again.
+      dummy ??= hash(randomBytes(32).toString('base64url')).catch((err: unknown) => {
+        dummy = undefined;
+        throw err;
+      });
       await verify(password, await dummy);
       return false;
     },

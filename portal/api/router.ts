@@ -111,8 +111,13 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
     .route('/signup')
     .post(json, async function signup(req, res) {
       const fields = readFields(req.body, ['email', 'password']);
-      await signupLimiter.admit(clientIp(req));
-      const account = await accounts.signup(requiredString(fields, 'email'), requiredString(fields, 'password'));
+      const attempt = await signupLimiter.admit(clientIp(req));
+      let account: Account;
+      try {
+        account = await accounts.signup(requiredString(fields, 'email'), requiredString(fields, 'password'));
+      } finally {
+        attempt.finished();
+      }
       await startSession(req, res, account.id);
       res.status(201).json(accountBody(account));
     })
