@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { RateLimiterRes } from 'rate-limiter-flexible';
 import { consumeOrRefuse, createInFlightCap, memoryLimiter, type CreateLimiter } from './limit-refusal';
 import { EMAIL_MAX_LENGTH, normalizeEmail } from './account-service';
@@ -56,7 +57,8 @@ export function createLoginLimiter(options: LoginLimiterOptions = {}): LoginLimi
 
   return {
     async begin(email, ip) {
-      const pairKey = `${normalizeEmail(email).slice(0, EMAIL_MAX_LENGTH)}|${ip}`;
+      // Hashed: the counter lives in Redis for a day, and its key need not spell out who tried to sign in.
+      const pairKey = createHash('sha256').update(`${normalizeEmail(email).slice(0, EMAIL_MAX_LENGTH)}|${ip}`).digest('base64url');
       const release = inFlight.enter(ip);
       let pair: RateLimiterRes;
       try {
