@@ -29,6 +29,10 @@ export interface ApiPipelineOptions {
   upstreamToken?: string;
   publicUrl: string;
   upstreamTimeoutMs: number;
+  upstreamMaxSockets: number;
+  upstreamMaxQueue: number;
+  /** Behind a trusted load balancer: its X-Forwarded-For chain is passed on, extended. */
+  trustProxy: boolean;
   /** This environment's own: one upstream's outage never refuses the other environment's requests. */
   circuitBreaker: CircuitBreaker;
   operations: OperationTable;
@@ -62,6 +66,11 @@ export function createApiPipeline(o: ApiPipelineOptions) {
     upstreamUrl: o.upstreamUrl,
     upstreamToken: o.upstreamToken,
     timeoutMs: o.upstreamTimeoutMs,
+    maxSockets: o.upstreamMaxSockets,
+    maxQueue: o.upstreamMaxQueue,
+    publicUrl: o.publicUrl,
+    trustProxy: o.trustProxy,
+    clientIp: o.clientIp,
     links: createLinkRewriter({ upstreamUrl: o.upstreamUrl, publicUrl: o.publicUrl, prefix: o.prefix }),
     breaker: o.circuitBreaker,
     metrics: o.metrics,

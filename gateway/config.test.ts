@@ -60,6 +60,12 @@ describe('parseConfig', () => {
     );
   });
 
+  test('when UPSTREAM_MAX_SOCKETS and UPSTREAM_MAX_QUEUE are unset, then 256 and 1024; when set, parsed; a queue of 0 is allowed, 0 sockets is named', () => {
+    expect(parseConfig({})).toMatchObject({ upstreamMaxSockets: 256, upstreamMaxQueue: 1024 });
+    expect(parseConfig({ UPSTREAM_MAX_SOCKETS: '16', UPSTREAM_MAX_QUEUE: '0' })).toMatchObject({ upstreamMaxSockets: 16, upstreamMaxQueue: 0 });
+    expect(() => parseConfig({ UPSTREAM_MAX_SOCKETS: '0' })).toThrow(/UPSTREAM_MAX_SOCKETS:/);
+  });
+
   test('when PUBLIC_URL has a trailing slash, then it is dropped so links join cleanly', () => {
     expect(parseConfig({ PUBLIC_URL: 'https://api.example.com/' }).publicUrl).toBe('https://api.example.com');
   });

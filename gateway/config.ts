@@ -49,6 +49,8 @@ const envSchema = z.object({
   PASSWORD_ATTEMPTS_IN_FLIGHT_PER_IP: int(2, 1, 1000),
   PASSWORD_HASH_QUEUE: int(8, 0, 10_000),
   UPSTREAM_TIMEOUT_MS: int(10_000, 1, 600_000),
+  UPSTREAM_MAX_SOCKETS: int(256, 1, 100_000),
+  UPSTREAM_MAX_QUEUE: int(1024, 0, 1_000_000),
   SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
   CIRCUIT_FAILURE_THRESHOLD: int(5, 1, 10_000),
   CIRCUIT_OPEN_MS: int(5000, 1, 600_000),
@@ -96,6 +98,10 @@ export interface Config {
   /** Password hashes that may wait for one of the two hashing slots; more get 503 at once. */
   readonly passwordHashQueue: number;
   readonly upstreamTimeoutMs: number;
+  /** Connections per upstream at most. */
+  readonly upstreamMaxSockets: number;
+  /** Calls per upstream that may wait for a connection; beyond them, 503 at once. */
+  readonly upstreamMaxQueue: number;
   /** How long a stop waits for in-flight requests before it cuts their connections. */
   readonly shutdownTimeoutMs: number;
   /** Consecutive upstream failures (refused, reset, timeout, 502/503/504) that open an environment's circuit. */
@@ -166,6 +172,8 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     passwordAttemptsInFlightPerIp: e.PASSWORD_ATTEMPTS_IN_FLIGHT_PER_IP,
     passwordHashQueue: e.PASSWORD_HASH_QUEUE,
     upstreamTimeoutMs: e.UPSTREAM_TIMEOUT_MS,
+    upstreamMaxSockets: e.UPSTREAM_MAX_SOCKETS,
+    upstreamMaxQueue: e.UPSTREAM_MAX_QUEUE,
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     circuitFailureThreshold: e.CIRCUIT_FAILURE_THRESHOLD,
     circuitOpenMs: e.CIRCUIT_OPEN_MS,

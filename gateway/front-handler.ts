@@ -63,6 +63,7 @@ export function createFrontHandler(
           cacheLookup: undefined,
           body: undefined,
           onUpstreamResponse: undefined,
+          upstreamCall: undefined,
         };
         mount.run(gw, res);
         return;

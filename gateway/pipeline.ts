@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ApiOperation, RouteMatch } from '../openapi/operations';
 import type { CacheLookup } from './cache/list-cache';
 import type { ResponseHeaders } from './response-headers';
+import type { UpstreamCall } from './upstream/upstream-call';
 
 export type Environment = 'production' | 'staging';
 
@@ -36,6 +37,8 @@ export interface RequestContext {
    * cache stores it; a create invalidates the cache first, for read-your-writes).
    */
   onUpstreamResponse?: (upstream: UpstreamResponse) => Promise<void>;
+  /** The request's one call to its upstream, once the proxy step has handed it off. */
+  upstreamCall?: UpstreamCall;
 }
 
 export interface UpstreamResponse {

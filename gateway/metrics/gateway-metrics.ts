@@ -7,7 +7,7 @@ export type RateLimitKind = 'key' | 'anonymous';
 export const EARLY_REFUSAL_CODES = ['invalid_request', 'payload_too_large', 'request_timeout', 'expectation_failed', 'headers_too_large'] as const satisfies readonly ErrorCode[];
 export type EarlyRefusalCode = (typeof EARLY_REFUSAL_CODES)[number];
 /** How an upstream call ended: an HTTP status class, or why there was no response. */
-export type UpstreamOutcome = '2xx' | '3xx' | '4xx' | '5xx' | 'refused' | 'timeout' | 'circuit_open';
+export type UpstreamOutcome = '2xx' | '3xx' | '4xx' | '5xx' | 'refused' | 'timeout' | 'circuit_open' | 'saturated';
 
 /**
  * What the gateway's hot path reports. Methods are cheap (pre-bound label sets), so steps

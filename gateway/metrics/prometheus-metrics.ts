@@ -9,7 +9,7 @@ export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05,
 
 const CACHE_OUTCOMES: readonly CacheOutcome[] = ['hit', 'miss', 'coalesced', 'bypass'];
 const RATE_LIMIT_KINDS: readonly RateLimitKind[] = ['key', 'anonymous'];
-const UPSTREAM_OUTCOMES: readonly UpstreamOutcome[] = ['2xx', '3xx', '4xx', '5xx', 'refused', 'timeout', 'circuit_open'];
+const UPSTREAM_OUTCOMES: readonly UpstreamOutcome[] = ['2xx', '3xx', '4xx', '5xx', 'refused', 'timeout', 'circuit_open', 'saturated'];
 
 export interface PrometheusMetricsOptions {
   /** Its cache counters are read when scraped, so verifying a key pays nothing for metrics. */
@@ -55,7 +55,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
   });
   const upstreamRequests = tallyCounter(registry, {
     name: 'asg_upstream_requests_total',
-    help: 'Calls to the upstream, by environment and outcome (status class, refused, timeout, circuit_open).',
+    help: 'Calls to the upstream, by environment and outcome (status class, refused, timeout, circuit_open, saturated: sockets and queue full).',
     labelNames: ['environment', 'outcome'],
   });
   const upstreamDuration = bucketHistogram(registry, {

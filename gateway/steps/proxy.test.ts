@@ -2,6 +2,7 @@ import { request } from 'node:http';
 import pino from 'pino';
 import { renderError } from '../../lib/render-error';
 import { servePipeline } from '../../test/support/pipeline-server';
+import { until } from '../../test/support/until';
 import { startRecordingUpstream } from '../../test/support/upstream-double';
 import type { CacheOutcome, GatewayMetrics, RateLimitKind, UpstreamOutcome } from '../metrics/gateway-metrics';
 import { composePipeline, type Environment, type GatewayRequest } from '../pipeline';
@@ -156,3 +157,83 @@ function statusOf(url: string): Promise<number> {
       .end();
   });
 }
+
+/**
+ * The proxy alone, with one upstream connection and a queue of one, in front of an upstream that
+ * never answers, or that answers and then streams its body forever (holding the connection).
+ */
+async function setUpBusy(upstreamBehaviour: 'silent' | 'endless_body') {
+  let cut = 0;
+  const upstream = await startRecordingUpstream((_req, res) => {
+    res.once('close', () => cut++);
+    if (upstreamBehaviour === 'endless_body') res.writeHead(200, { 'content-type': 'application/json' }).write('[');
+  });
+  const recorded = recordingMetrics();
+  const breaker = createCircuitBreaker({ environment: 'production', failureThreshold: 100, openMs: 3000, logger: pino({ level: 'silent' }) });
+  const onError = (err: unknown, _req: GatewayRequest, res: import('node:http').ServerResponse) => void renderError(res, err);
+  const proxy = proxyToUpstream({
+    upstreamUrl: upstream.url,
+    timeoutMs: 300,
+    maxSockets: 1,
+    maxQueue: 1,
+    links: createLinkRewriter({ upstreamUrl: upstream.url, publicUrl: 'http://gateway.test', prefix: '/v1' }),
+    breaker,
+    metrics: recorded.metrics,
+    onError,
+  });
+  const server = await servePipeline({ prefix: '/v1', environment: 'production', run: composePipeline([proxy.step], onError) });
+  return {
+    upstream,
+    recorded,
+    /** Upstream responses whose connection closed before they ended. */
+    cut: () => cut,
+    url: server.url('/pets'),
+    close: async () => {
+      proxy.close();
+      await server.close();
+      await upstream.close();
+    },
+  };
+}
+
+describe('proxy step: more calls than upstream connections', () => {
+  let t: Awaited<ReturnType<typeof setUpBusy>> | undefined;
+  afterEach(() => t?.close());
+
+  test('when a call waits for the only connection, held by a response that never ends, then its timeout runs from the hand-off: 504, and it never reaches the upstream', async () => {
+    t = await setUpBusy('endless_body');
+    const first = await fetch(t.url);
+    expect(first.status).toBe(200);
+    const queued = await fetch(t.url);
+    expect(queued.status).toBe(504);
+    expect(await queued.json()).toEqual({ code: 'gateway_timeout', message: 'The upstream did not answer within 300 ms.', status: 504 });
+    expect(t.upstream.requests).toHaveLength(1);
+    expect(t.recorded.outcomes()).toEqual(['2xx', 'timeout']);
+    void first.body?.cancel().catch(() => {});
+  });
+
+  test('when a client leaves in the middle of a response, then the upstream request is cut and its connection serves the next call', async () => {
+    t = await setUpBusy('endless_body');
+    const controller = new AbortController();
+    const first = await fetch(t.url, { signal: controller.signal });
+    expect(first.status).toBe(200);
+    controller.abort();
+    await until('the upstream request to be cut', () => t!.cut() === 1, 2000);
+    const next = await fetch(t.url);
+    expect(next.status).toBe(200);
+    expect(t.upstream.requests).toHaveLength(2);
+    void next.body?.cancel().catch(() => {});
+  });
+
+  test('when the connection and the queue are taken, then the next call gets 503 service_unavailable with Retry-After at once, counted as saturated', async () => {
+    t = await setUpBusy('silent');
+    const held = [fetch(t.url), fetch(t.url)];
+    while (t.upstream.requests.length < 1) await new Promise((r) => setTimeout(r, 5));
+    const refused = await fetch(t.url);
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toEqual({ code: 'service_unavailable', message: 'The upstream is busy; retry after 1 s.', status: 503 });
+    expect(t.recorded.outcomes()).toEqual(['saturated']);
+    expect((await Promise.all(held)).map((r) => r.status)).toEqual([504, 504]);
+  });
+});

@@ -1,11 +1,13 @@
-import { Agent as HttpAgent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent as HttpAgent, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { ApiError, errorCodeFor, isErrorBodyFor } from '../../lib/api-error';
 import { renderError } from '../../lib/render-error';
 import type { GatewayMetrics, UpstreamOutcome } from '../metrics/gateway-metrics';
 import type { GatewayRequest, Step } from '../pipeline';
-import type { CircuitBreaker, CircuitPermit } from '../upstream/circuit-breaker';
+import type { CircuitBreaker } from '../upstream/circuit-breaker';
+import type { UpstreamCall } from '../upstream/upstream-call';
+import { createUpstreamRequestHeaders } from '../upstream/upstream-request-headers';
 import type { LinkRewriter } from '../upstream-links';
 
 export interface ProxyOptions {
@@ -16,8 +18,18 @@ export interface ProxyOptions {
    * misconfigured, not the client: 502.
    */
   upstreamToken?: string;
-  /** No response headers within this time → 504. */
+  /** No response headers within this time of the hand-off (waiting for a socket included) → 504. */
   timeoutMs: number;
+  /** Connections to the upstream at most (256); further calls wait for one. */
+  maxSockets?: number;
+  /** Calls that may wait for a connection (1024); beyond them the client gets 503 at once. */
+  maxQueue?: number;
+  /** The gateway's public base URL, sent as the forwarded proto and host; unset, neither is sent. */
+  publicUrl?: string;
+  /** Behind a trusted load balancer: its X-Forwarded-For chain is passed on, extended (false). */
+  trustProxy?: boolean;
+  /** The client's address, sent as X-Real-IP (the socket's address). */
+  clientIp?: (req: IncomingMessage) => string;
   links: LinkRewriter;
   /** Guards this upstream: while open, requests are answered 503 without contacting it. */
   breaker: CircuitBreaker;
@@ -25,125 +37,156 @@ export interface ProxyOptions {
   onError: (err: unknown, req: GatewayRequest, res: ServerResponse) => void;
 }
 
-const TIMED_OUT = Symbol('upstreamTimedOut');
-const CALL = Symbol('upstreamCall');
 /** A step that buffers the upstream's answer (cache fill, create) never holds more than this. */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'x-powered-by']);
-/** The circuit permit and start time of the request's one upstream call. */
-interface UpstreamCall {
-  permit: CircuitPermit;
-  startedAt: bigint;
-}
-type ProxiedRequest = GatewayRequest & { [TIMED_OUT]?: boolean; [CALL]?: UpstreamCall };
+const BUSY_RETRY_AFTER_SECONDS = 1;
 
 /**
  * One code path for every upstream (embedded store, staging, remote): http-proxy-middleware over
- * a keep-alive agent. Refused or broken connections become 502, silence becomes 504, and while
- * the circuit breaker is open the upstream is spared: 503 at once.
+ * a keep-alive agent, handed a request whose headers the gateway rebuilt first, so a call queued
+ * for a socket has nothing left to change when it gets one; the timeout runs from the hand-off;
+ * work beyond the sockets and a bounded queue is refused 503. Refused or broken connections
+ * become 502, silence 504, and while the circuit breaker is open the upstream is spared: 503.
  */
-export function proxyToUpstream({ upstreamUrl, upstreamToken, timeoutMs, links, breaker, metrics, onError }: ProxyOptions): { step: Step; close(): void } {
+export function proxyToUpstream({
+  upstreamUrl,
+  upstreamToken,
+  timeoutMs,
+  maxSockets = 256,
+  maxQueue = 1024,
+  publicUrl,
+  trustProxy = false,
+  clientIp = socketAddress,
+  links,
+  breaker,
+  metrics,
+  onError,
+}: ProxyOptions): { step: Step; close(): void } {
   const target = new URL(upstreamUrl);
-  const upstreamAuthorization = upstreamToken === undefined ? undefined : `Bearer ${upstreamToken}`;
-  const agentOptions = { keepAlive: true, maxSockets: 256, maxFreeSockets: 64, timeout: 30_000, scheduling: 'lifo' as const };
+  const agentOptions = { keepAlive: true, maxSockets, maxFreeSockets: Math.min(64, maxSockets), timeout: 30_000, scheduling: 'lifo' as const };
   const agent = target.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+  const upstreamHeaders = createUpstreamRequestHeaders({ upstreamHost: target.host, publicUrl, trustProxy, clientIp, upstreamToken });
+  const maxInFlight = maxSockets + maxQueue;
+  let inFlight = 0;
 
-  /** Reports the call's outcome once to the breaker and the metrics; later reports of the same call are ignored. */
-  const finishCall = (req: ProxiedRequest, outcome: UpstreamOutcome, verdict: 'succeeded' | 'failed') => {
-    const call = req[CALL];
-    if (!call) return;
-    req[CALL] = undefined;
+  /** Reports the call's outcome once to the breaker and the metrics. */
+  const report = (call: UpstreamCall, outcome: UpstreamOutcome, verdict: 'succeeded' | 'failed') => {
+    if (call.reported) return;
+    call.reported = true;
     call.permit[verdict]();
-    metrics.upstreamFinished(req.ctx.environment, outcome, Number(process.hrtime.bigint() - call.startedAt) / 1e9);
+    metrics.upstreamFinished(call.req.ctx.environment, outcome, Number(process.hrtime.bigint() - call.startedAt) / 1e9);
+  };
+
+  const timedOut = (call: UpstreamCall) => {
+    call.timer = undefined;
+    if (call.reported) return;
+    report(call, 'timeout', 'failed');
+    // A call still queued for a socket hears of its destruction only when it gets one: answer now.
+    call.upstream?.destroy(new Error(`upstream sent no response within ${timeoutMs} ms`));
+    if (!call.res.destroyed) onError(new ApiError('gateway_timeout', `The upstream did not answer within ${timeoutMs} ms.`), call.req, call.res);
+  };
+
+  const failed = (call: UpstreamCall, err: Error) => {
+    clearTimeout(call.timer);
+    if (call.reported) return; // timed out already, or the response had begun
+    const { req, res } = call;
+    if (res.destroyed || req.socket.destroyed) return; // the client went away: nobody to answer (the call is abandoned on close)
+    report(call, 'refused', 'failed');
+    onError(new ApiError('bad_gateway', 'The upstream could not be reached or closed the connection.', { cause: err }), req, res);
+  };
+
+  const responded = (call: UpstreamCall, proxyRes: IncomingMessage) => {
+    clearTimeout(call.timer);
+    const { req, res } = call;
+    if (call.reported) {
+      proxyRes.resume();
+      return;
+    }
+    const status = proxyRes.statusCode ?? 502;
+    report(call, statusClass(status), UPSTREAM_DOWN_STATUSES.has(status) ? 'failed' : 'succeeded');
+    if (status === 401 && upstreamToken !== undefined) {
+      // The client's key was good; the upstream's 401 is about our credential, which the client cannot mend.
+      proxyRes.resume();
+      onError(new ApiError('bad_gateway', "The upstream refused the gateway's credential."), req, res);
+      return;
+    }
+    const headers = responseHeaders(proxyRes, links);
+    const hook = req.ctx.onUpstreamResponse;
+    // Clients are promised an Error body with every error; an upstream that sends anything else is at fault.
+    const errorToCheck = status >= 400 && req.method !== 'HEAD';
+    if (!hook && !errorToCheck) {
+      res.writeHead(status, headers);
+      proxyRes.pipe(res);
+      proxyRes.once('aborted', () => res.destroy());
+      return;
+    }
+    readAll(proxyRes).then(
+      async (body) => {
+        try {
+          await hook?.({ status, headers, body });
+        } catch (err) {
+          onError(err, req, res);
+          return;
+        }
+        if (errorToCheck && !isErrorBodyFor(body.toString('utf8'), status)) {
+          onError(withErrorBody(status, headers), req, res);
+          return;
+        }
+        headers['content-length'] = String(body.length);
+        res.writeHead(status, headers);
+        res.end(body);
+      },
+      (err: unknown) => onError(new ApiError('bad_gateway', 'The upstream response was cut off.', { cause: err }), req, res),
+    );
   };
 
   const middleware = createProxyMiddleware<IncomingMessage, ServerResponse>({
     target: upstreamUrl,
     agent,
-    changeOrigin: true,
-    xfwd: true,
+    // Host, credentials and forwarding headers are in the rebuilt headers already.
+    changeOrigin: false,
+    xfwd: false,
     // We write the response ourselves: headers rewritten, and buffered when a step must see it first.
     selfHandleResponse: true,
-    on: {
-      proxyReq(proxyReq: ClientRequest, incoming) {
-        const req = incoming as ProxiedRequest;
-        const { ctx } = req;
-        // The client's key is for us; upstreams learn who called from our headers instead.
-        proxyReq.removeHeader('authorization');
-        if (upstreamAuthorization) proxyReq.setHeader('authorization', upstreamAuthorization);
-        proxyReq.setHeader('x-request-id', ctx.requestId);
-        if (ctx.keyId) proxyReq.setHeader('x-api-key-id', ctx.keyId);
-        if (ctx.accountId) proxyReq.setHeader('x-consumer-id', ctx.accountId);
-        if (ctx.body) {
-          proxyReq.removeHeader('transfer-encoding');
-          proxyReq.setHeader('content-length', ctx.body.length);
-          proxyReq.write(ctx.body);
-        }
-        const timer = setTimeout(() => {
-          req[TIMED_OUT] = true;
-          proxyReq.destroy(new Error(`upstream sent no response within ${timeoutMs} ms`));
-        }, timeoutMs);
-        const clear = () => clearTimeout(timer);
-        proxyReq.once('response', clear);
-        proxyReq.once('close', clear);
+    // The default plugins log, debug and answer errors per request; the gateway does all three itself.
+    ejectPlugins: true,
+    plugins: [
+      (proxyServer) => {
+        proxyServer.on('proxyRes', (proxyRes, req) => responded((req as GatewayRequest).ctx.upstreamCall!, proxyRes));
+        proxyServer.on('error', (err, req) => failed((req as GatewayRequest).ctx.upstreamCall!, err));
       },
-      proxyRes(proxyRes, incoming, res) {
-        const req = incoming as ProxiedRequest;
-        const status = proxyRes.statusCode ?? 502;
-        finishCall(req, statusClass(status), UPSTREAM_DOWN_STATUSES.has(status) ? 'failed' : 'succeeded');
-        if (status === 401 && upstreamAuthorization) {
-          // The client's key was good; the upstream's 401 is about our credential, which the client cannot mend.
-          proxyRes.resume();
-          onError(new ApiError('bad_gateway', "The upstream refused the gateway's credential."), req, res);
-          return;
-        }
-        const headers = responseHeaders(proxyRes, links);
-        const hook = req.ctx.onUpstreamResponse;
-        // Clients are promised an Error body with every error; an upstream that sends anything else is at fault.
-        const errorToCheck = status >= 400 && req.method !== 'HEAD';
-        if (!hook && !errorToCheck) {
-          res.writeHead(status, headers);
-          proxyRes.pipe(res);
-          proxyRes.once('aborted', () => res.destroy());
-          return;
-        }
-        readAll(proxyRes).then(
-          async (body) => {
-            try {
-              await hook?.({ status, headers, body });
-            } catch (err) {
-              onError(err, req, res);
-              return;
-            }
-            if (errorToCheck && !isErrorBodyFor(body.toString('utf8'), status)) {
-              onError(withErrorBody(status, headers), req, res);
-              return;
-            }
-            headers['content-length'] = String(body.length);
-            res.writeHead(status, headers);
-            res.end(body);
-          },
-          (err: unknown) => onError(new ApiError('bad_gateway', 'The upstream response was cut off.', { cause: err }), req, res),
-        );
-      },
-      error(err, incoming, res) {
-        const req = incoming as ProxiedRequest;
-        const response = res as ServerResponse;
-        if (response.destroyed || req.socket.destroyed) return; // the client went away: nobody to answer (the call is abandoned on close)
-        finishCall(req, req[TIMED_OUT] ? 'timeout' : 'refused', 'failed');
-        const apiError = req[TIMED_OUT]
-          ? new ApiError('gateway_timeout', `The upstream did not answer within ${timeoutMs} ms.`, { cause: err })
-          : new ApiError('bad_gateway', 'The upstream could not be reached or closed the connection.', { cause: err });
-        onError(apiError, req, response);
-      },
-    },
+    ],
   });
 
+  /**
+   * http-proxy streams the client request into the upstream one; the body was read and validated
+   * already, so the validated bytes are sent instead, and the call learns its upstream request.
+   */
+  function sendValidatedBody(this: GatewayRequest, upstream: ClientRequest): ClientRequest {
+    const call = this.ctx.upstreamCall!;
+    call.upstream = upstream;
+    inFlight++;
+    upstream.once('close', () => inFlight--);
+    if (call.reported) upstream.destroy(); // timed out before http-proxy got this far
+    else upstream.end(this.ctx.body);
+    return upstream;
+  }
+
   return {
-    step: function proxyStep(incoming, res, next) {
-      const req = incoming as ProxiedRequest;
+    step: function proxyStep(req, res, next) {
       // The upstream's answer is written through Node's header calls: the steps' headers go first, and its own win.
       req.ctx.headers.applyTo(res);
+      if (inFlight >= maxInFlight) {
+        metrics.upstreamFinished(req.ctx.environment, 'saturated', 0);
+        renderError(
+          res,
+          new ApiError('service_unavailable', `The upstream is busy; retry after ${BUSY_RETRY_AFTER_SECONDS} s.`, {
+            headers: { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
+          }),
+        );
+        return;
+      }
       const admission = breaker.admit();
       if (!admission.admitted) {
         metrics.upstreamFinished(req.ctx.environment, 'circuit_open', 0);
@@ -156,20 +199,31 @@ export function proxyToUpstream({ upstreamUrl, upstreamToken, timeoutMs, links, 
         );
         return;
       }
-      const { permit } = admission;
-      req[CALL] = { permit, startedAt: process.hrtime.bigint() };
-      // A client that leaves before the upstream is judged says nothing about the upstream.
-      res.once('close', () => permit.abandoned());
+      const { ctx } = req;
+      const call: UpstreamCall = { req, res, permit: admission.permit, startedAt: process.hrtime.bigint(), upstream: undefined, timer: undefined, reported: false };
+      ctx.upstreamCall = call;
+      // Decided before anything is written: http-proxy copies these into the upstream request.
+      req.headers = upstreamHeaders(req, ctx, ctx.body) as IncomingHttpHeaders;
       // http-proxy appends req.url to the target's own path.
-      req.url = req.ctx.apiPath + req.ctx.search;
-      // The body is already read (and the client's 100-continue sent by Node). Forwarded, `Expect`
-      // would make Node write the upstream request's headers as it is created, before proxyReq
-      // could replace the client's key: the key would reach the upstream, and the body never follow.
-      delete req.headers.expect;
+      req.url = ctx.apiPath + ctx.search;
+      req.pipe = sendValidatedBody as typeof req.pipe;
+      // The timeout runs from the hand-off, so a call waiting for a socket is bounded too.
+      call.timer = setTimeout(timedOut, timeoutMs, call);
+      res.once('close', () => {
+        if (res.writableFinished) return;
+        // The client left first: its call says nothing about the upstream, and holds a socket for nobody.
+        clearTimeout(call.timer);
+        call.permit.abandoned();
+        call.upstream?.destroy();
+      });
       void middleware(req, res, next);
     },
     close: () => agent.destroy(),
   };
+}
+
+function socketAddress(req: IncomingMessage): string {
+  return req.socket.remoteAddress ?? 'unknown';
 }
 
 /** What a client reads an error status with; kept when the upstream's body is replaced. */

@@ -1,3 +1,5 @@
+import type { IncomingMessage } from 'node:http';
+import { ApiError } from '../../lib/api-error';
 import { readJsonBody } from '../../lib/read-json-body';
 import type { Step } from '../pipeline';
 
@@ -13,11 +15,20 @@ export function validateRequest({ maxBodyBytes }: { maxBodyBytes: number }): Ste
     op.parsePathParams(route.rawParams);
     // A valid query may have been parsed already, to start the cache read early.
     req.ctx.query ??= op.parseQuery(new URLSearchParams(search));
-    if (!op.acceptsBody) return next();
+    if (!op.acceptsBody) {
+      // Nothing but a body the gateway validated is ever sent upstream, and an undeclared one would be left unread.
+      if (declaresBody(req)) throw new ApiError('invalid_request', `${req.method} ${req.ctx.prefix}${op.pathTemplate} takes no request body.`);
+      return next();
+    }
     return readJsonBody(req, maxBodyBytes).then((body) => {
       op.checkBody(body.value);
       req.ctx.body = body.raw;
       next();
     });
   };
+}
+
+function declaresBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
 }

@@ -1,0 +1,129 @@
+import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
+import { isIPv4, isIPv6 } from 'node:net';
+
+export interface UpstreamRequestHeaderOptions {
+  /** `host[:port]` of the upstream, sent as its Host. */
+  upstreamHost: string;
+  /** What the gateway is called from outside: the only source of the forwarded proto and host (unset: neither is sent). */
+  publicUrl?: string;
+  /** With it, the X-Forwarded-For chain the load balancer sent is kept and extended; without it, dropped. */
+  trustProxy: boolean;
+  /** The client address as the gateway computed it (client-ip.ts), sent as X-Real-IP. */
+  clientIp: (req: IncomingMessage) => string;
+  /** The upstream's own bearer credential; the client's never goes upstream. */
+  upstreamToken?: string;
+}
+
+/** Who is calling, as the pipeline established it; undefined fields are not sent. */
+export interface UpstreamIdentity {
+  requestId: string;
+  keyId?: string;
+  accountId?: string;
+}
+
+/**
+ * Client headers that never reach an upstream: hop-by-hop headers, credentials, headers that
+ * name a client address or rewrite the method or URL (frameworks behind us honour them), the
+ * identity and forwarding headers the gateway writes itself, and digests of a body whose
+ * framing the gateway writes itself.
+ */
+const NEVER_FORWARDED = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'authorization',
+  'cookie',
+  'forwarded',
+  'x-real-ip',
+  'x-client-ip',
+  'true-client-ip',
+  'x-cluster-client-ip',
+  'cf-connecting-ip',
+  'fastly-client-ip',
+  'x-http-method-override',
+  'x-http-method',
+  'x-method-override',
+  'x-original-url',
+  'x-rewrite-url',
+  'x-request-id',
+  'x-api-key-id',
+  'x-consumer-id',
+  'host',
+  'expect',
+  'digest',
+  'repr-digest',
+]);
+
+/**
+ * Builds the upstream request's headers from scratch, as nginx's `proxy_set_header` discipline
+ * does: end-to-end client headers are kept unless listed above, every `X-Forwarded-*` and
+ * `content-*` header is dropped, and whatever the client's `Connection` names goes too; then
+ * the gateway writes Host, its own credential, identity, and forwarding headers from what it trusts.
+ */
+export function createUpstreamRequestHeaders(o: UpstreamRequestHeaderOptions) {
+  const publicUrl = o.publicUrl === undefined ? undefined : new URL(o.publicUrl);
+  const proto = publicUrl?.protocol.slice(0, -1);
+  const host = publicUrl?.host;
+  // RFC 7239: a value with a ':' (host:port) is not a token and must be quoted.
+  const forwardedTail = host === undefined ? '' : `;proto=${proto};host=${host.includes(':') ? `"${host}"` : host}`;
+  const authorization = o.upstreamToken === undefined ? undefined : `Bearer ${o.upstreamToken}`;
+
+  return function upstreamRequestHeaders(req: IncomingMessage, identity: UpstreamIdentity, body: Buffer | undefined): OutgoingHttpHeaders {
+    const received = req.headers;
+    const named = received.connection === undefined ? undefined : connectionTokens(received.connection);
+    const out: OutgoingHttpHeaders = {};
+    for (const name in received) {
+      if (NEVER_FORWARDED.has(name) || name.startsWith('x-forwarded-') || name.startsWith('content-') || named?.has(name)) continue;
+      out[name] = received[name];
+    }
+    out.host = o.upstreamHost;
+    if (authorization !== undefined) out.authorization = authorization;
+    if (body !== undefined) {
+      out['content-type'] = 'application/json';
+      out['content-length'] = body.length;
+    }
+    out['x-request-id'] = identity.requestId;
+    if (identity.keyId !== undefined) out['x-api-key-id'] = identity.keyId;
+    if (identity.accountId !== undefined) out['x-consumer-id'] = identity.accountId;
+
+    const peer = req.socket.remoteAddress ?? 'unknown';
+    const chain = o.trustProxy ? forwardedForChain(received['x-forwarded-for']) : [];
+    chain.push(peer);
+    out['x-forwarded-for'] = chain.join(', ');
+    if (host !== undefined) {
+      out['x-forwarded-proto'] = proto;
+      out['x-forwarded-host'] = host;
+    }
+    out.forwarded = chain.map(forwardedNode).join(', ') + forwardedTail;
+    out['x-real-ip'] = o.clientIp(req);
+    return out;
+  };
+}
+
+export type UpstreamRequestHeaders = ReturnType<typeof createUpstreamRequestHeaders>;
+
+function connectionTokens(value: string): Set<string> {
+  return new Set(value.split(',').map((token) => token.trim().toLowerCase()));
+}
+
+function forwardedForChain(value: string | string[] | undefined): string[] {
+  if (value === undefined) return [];
+  const joined = Array.isArray(value) ? value.join(',') : value;
+  return joined
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '');
+}
+
+/** RFC 7239 §6: an IPv6 address is bracketed and quoted; anything that is not an address is `unknown`, never copied. */
+function forwardedNode(address: string): string {
+  if (isIPv4(address)) return `for=${address}`;
+  if (isIPv6(address)) return `for="[${address}]"`;
+  return 'for=unknown';
+}
