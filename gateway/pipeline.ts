@@ -30,7 +30,7 @@ export interface RequestContext {
    * write and come back together; used only once every refusal has been ruled out.
    */
   cacheLookup?: { key: string; result: CacheLookup | Promise<CacheLookup> };
-  /** Raw body bytes, read and validated before the upstream is touched. */
+  /** The validated body as forwarded upstream: the parsed value serialised again (validate-request.ts). */
   body?: Buffer;
   /**
    * Set by a step that must see the upstream's whole answer before the client does (the list

@@ -108,6 +108,21 @@ describe.each([
     expect(JSON.stringify(seen.headers)).not.toContain(key.key);
   });
 
+  test('when a create body repeats a member, then the upstream receives the object that was validated, serialised again, and never the other value', async () => {
+    const raw = '{"name":"Shown to the validator","categoryId":1,"name":"Rex"}';
+    const reply = await send(`${gw.url}/v1/pets`, 'POST', { ...forged(key.key), 'x-forwarded-for': sentFor, 'content-type': 'application/json; charset=utf-8', 'content-md5': 'bogus' }, raw);
+    expect(reply.status).toBe(201);
+    const seen = upstream.requests.at(-1)!;
+    expect(seen.method).toBe('POST');
+    expect(seen.body).toBe('{"name":"Rex","categoryId":1}');
+    expect(seen.body).not.toContain('Shown to the validator');
+    expect(seen.headers['content-type']).toBe('application/json');
+    expect(seen.headers['content-length']).toBe(String(Buffer.byteLength(seen.body)));
+    expect(seen.headers['content-md5']).toBeUndefined();
+    expect(seen.headers.authorization).toBeUndefined();
+    expect(seen.headers['x-forwarded-for']).toBe(forwardedFor);
+  });
+
   test('when a GET or HEAD declares a body, then 400 invalid_request and the upstream is not called', async () => {
     const before = upstream.requests.length;
     const get = await send(`${gw.url}/v1/pets/3`, 'GET', { authorization: `Bearer ${key.key}`, 'content-type': 'application/json', 'content-length': '17' }, '{"smuggled":true}');

@@ -5,7 +5,9 @@ import type { Step } from '../pipeline';
 
 /**
  * Checks parameters and body against the OpenAPI operation before the upstream is touched.
- * The raw body is kept so the proxy forwards exactly the bytes that were validated.
+ * The body forwarded is the parsed value serialised again: the upstream reads exactly the
+ * object that was validated, not bytes a different parser could read differently (a
+ * duplicate member, a number beyond double precision).
  */
 export function validateRequest({ maxBodyBytes }: { maxBodyBytes: number }): Step {
   return function validateRequestStep(req, _res, next) {
@@ -22,7 +24,7 @@ export function validateRequest({ maxBodyBytes }: { maxBodyBytes: number }): Ste
     }
     return readJsonBody(req, maxBodyBytes).then((body) => {
       op.checkBody(body.value);
-      req.ctx.body = body.raw;
+      req.ctx.body = Buffer.from(JSON.stringify(body.value));
       next();
     });
   };
