@@ -43,7 +43,10 @@ export interface RequestContext {
 
 export interface UpstreamResponse {
   status: number;
+  /** What the client will be sent: hop-by-hop and origin-acting headers (Set-Cookie, …) already dropped. */
   headers: Readonly<Record<string, string | string[] | undefined>>;
+  /** What the upstream sent, before anything was dropped: what it says about who the answer is for. */
+  received: Readonly<Record<string, string | string[] | undefined>>;
   body: Buffer;
 }
 

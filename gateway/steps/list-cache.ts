@@ -195,7 +195,7 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
     for (const name of CLIENT_SHAPING_HEADERS) delete req.headers[name];
     req.headers['accept-encoding'] = FILL_ACCEPT_ENCODING;
     ctx.onUpstreamResponse = async (upstream) => {
-      const unshareable = upstream.status === 200 ? unshareableReason(upstream.headers) : `status ${upstream.status}`;
+      const unshareable = upstream.status === 200 ? unshareableReason(upstream.received) : `status ${upstream.status}`;
       if (unshareable) {
         logger.debug({ requestId: ctx.requestId, reason: unshareable }, 'list answer not cached');
         if (upstream.status === 200) {

@@ -237,3 +237,50 @@ describe('proxy step: more calls than upstream connections', () => {
     expect((await Promise.all(held)).map((r) => r.status)).toEqual([504, 504]);
   });
 });
+
+describe('proxy step: what the client gets back', () => {
+  test('when the upstream sets cookies, CORS, Alt-Svc, Clear-Site-Data or names its software, then none of it reaches the client; its own headers do', async () => {
+    const upstream = await startRecordingUpstream((_req, res) =>
+      res
+        .writeHead(200, {
+          'content-type': 'application/json',
+          'set-cookie': ['asg_session=fixated; Path=/', 'other=1'],
+          'access-control-allow-origin': '*',
+          'access-control-allow-credentials': 'true',
+          'alt-svc': 'h3=":443"; ma=86400',
+          'clear-site-data': '"cookies"',
+          server: 'petstore/1.2.3',
+          'x-powered-by': 'Express',
+          connection: 'keep-alive, x-upstream-hop',
+          'x-upstream-hop': 'internal',
+          etag: '"v1"',
+        })
+        .end('[]'),
+    );
+    const onError = (err: unknown, _req: GatewayRequest, res: import('node:http').ServerResponse) => void renderError(res, err);
+    const proxy = proxyToUpstream({
+      upstreamUrl: upstream.url,
+      timeoutMs: 1000,
+      links: createLinkRewriter({ upstreamUrl: upstream.url, publicUrl: 'http://gateway.test', prefix: '/v1' }),
+      breaker: createCircuitBreaker({ environment: 'production', failureThreshold: 5, openMs: 1000, logger: pino({ level: 'silent' }) }),
+      metrics: recordingMetrics().metrics,
+      onError,
+    });
+    const server = await servePipeline({ prefix: '/v1', environment: 'production', run: composePipeline([proxy.step], onError) });
+    try {
+      const res = await fetch(server.url('/pets'));
+      expect(res.status).toBe(200);
+      expect(await res.text()).toBe('[]');
+      const names = [...res.headers.keys()];
+      for (const name of ['set-cookie', 'access-control-allow-origin', 'access-control-allow-credentials', 'alt-svc', 'clear-site-data', 'server', 'x-powered-by', 'x-upstream-hop']) {
+        expect(names).not.toContain(name);
+      }
+      expect(res.headers.get('etag')).toBe('"v1"');
+      expect(res.headers.get('content-type')).toBe('application/json');
+    } finally {
+      proxy.close();
+      await server.close();
+      await upstream.close();
+    }
+  });
+});

@@ -39,7 +39,25 @@ export interface ProxyOptions {
 
 /** A step that buffers the upstream's answer (cache fill, create) never holds more than this. */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'x-powered-by']);
+/** An upstream response header the client never sees: hop-by-hop, or one that would act on the gateway's own origin. */
+const NOT_RETURNED = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'x-powered-by',
+  'server',
+  // The portal's session lives on this origin: an upstream must not set, clear or redirect it.
+  'set-cookie',
+  'set-cookie2',
+  'clear-site-data',
+  'alt-svc',
+]);
 const BUSY_RETRY_AFTER_SECONDS = 1;
 
 /**
@@ -124,7 +142,7 @@ export function proxyToUpstream({
     readAll(proxyRes).then(
       async (body) => {
         try {
-          await hook?.({ status, headers, body });
+          await hook?.({ status, headers, received: proxyRes.headers, body });
         } catch (err) {
           onError(err, req, res);
           return;
@@ -260,7 +278,8 @@ function responseHeaders(proxyRes: IncomingMessage, links: LinkRewriter): Record
     .map((t) => t.trim());
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(proxyRes.headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name) || connectionTokens.includes(name)) continue;
+    // CORS is the gateway's decision (cors.ts): an upstream's Access-Control-* would widen it.
+    if (value === undefined || NOT_RETURNED.has(name) || name.startsWith('access-control-') || connectionTokens.includes(name)) continue;
     out[name] = value;
   }
   if (typeof out.location === 'string') out.location = links.location(out.location);
