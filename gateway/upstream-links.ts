@@ -13,8 +13,8 @@ export function createLinkRewriter(options: { upstreamUrl: string; publicUrl: st
   const toPublicPath = (target: string): string | undefined => {
     let path = target;
     if (/^[a-z][a-z0-9+.-]*:\/\//i.test(target)) {
-      const url = new URL(target);
-      if (url.origin !== upstream.origin) return undefined; // a link elsewhere is left alone
+      const url = URL.parse(target);
+      if (url?.origin !== upstream.origin) return undefined; // a link elsewhere, or no URL at all, is left alone
       path = url.pathname + url.search;
     }
     if (!path.startsWith('/')) return undefined;

@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import pino from 'pino';
 import { renderError } from '../../lib/render-error';
 import { servePipeline } from '../../test/support/pipeline-server';
@@ -282,5 +283,61 @@ describe('proxy step: what the client gets back', () => {
       await server.close();
       await upstream.close();
     }
+  });
+});
+
+describe('proxy step: an upstream that breaks HTTP', () => {
+  /** An upstream that answers every request with the given bytes, as no HTTP server library would. */
+  async function rawUpstream(response: string) {
+    const sockets = new Set<Socket>();
+    const server = createNetServer((socket) => {
+      sockets.add(socket);
+      socket.once('data', () => socket.end(response));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      close: () => {
+        for (const s of sockets) s.destroy();
+        return new Promise((resolve) => server.close(resolve));
+      },
+    };
+  }
+
+  async function through(response: string, path: string) {
+    const upstream = await rawUpstream(response);
+    const recorded = recordingMetrics();
+    const onError = (err: unknown, _req: GatewayRequest, res: import('node:http').ServerResponse) => void renderError(res, err);
+    const proxy = proxyToUpstream({
+      upstreamUrl: upstream.url,
+      timeoutMs: 1000,
+      links: createLinkRewriter({ upstreamUrl: upstream.url, publicUrl: 'http://gateway.test', prefix: '/v1' }),
+      breaker: createCircuitBreaker({ environment: 'production', failureThreshold: 5, openMs: 1000, logger: pino({ level: 'silent' }) }),
+      metrics: recorded.metrics,
+      onError,
+    });
+    const server = await servePipeline({ prefix: '/v1', environment: 'production', run: composePipeline([proxy.step], onError) });
+    try {
+      const res = await fetch(server.url(path));
+      return { status: res.status, location: res.headers.get('location'), body: await res.text(), outcomes: recorded.outcomes() };
+    } finally {
+      proxy.close();
+      await server.close();
+      await upstream.close();
+    }
+  }
+
+  test('when the upstream answers a status outside 200-599, then 502 bad_gateway, counted as a failure, and the gateway lives on', async () => {
+    const answer = await through('HTTP/1.1 099 Odd\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi', '/pets');
+    expect(answer.status).toBe(502);
+    expect(JSON.parse(answer.body)).toEqual({ code: 'bad_gateway', message: 'The upstream answered with status 99, which HTTP does not define.', status: 502 });
+    expect(answer.outcomes).toEqual(['refused']);
+  });
+
+  test('when the upstream sends a Location that is no URL, then it passes unchanged instead of failing the response', async () => {
+    const answer = await through('HTTP/1.1 201 Created\r\nLocation: http://[broken/pets/1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nConnection: close\r\n\r\n{}', '/pets');
+    expect(answer.status).toBe(201);
+    expect(answer.location).toBe('http://[broken/pets/1');
+    expect(answer.body).toBe('{}');
   });
 });

@@ -122,6 +122,13 @@ export function proxyToUpstream({
       return;
     }
     const status = proxyRes.statusCode ?? 502;
+    if (status < 200 || status > 599) {
+      // Node parses any three digits, but writeHead would throw on them: a broken upstream, not a crash.
+      proxyRes.resume();
+      report(call, 'refused', 'failed');
+      onError(new ApiError('bad_gateway', `The upstream answered with status ${status}, which HTTP does not define.`), req, res);
+      return;
+    }
     report(call, statusClass(status), UPSTREAM_DOWN_STATUSES.has(status) ? 'failed' : 'succeeded');
     if (status === 401 && upstreamToken !== undefined) {
       // The client's key was good; the upstream's 401 is about our credential, which the client cannot mend.
