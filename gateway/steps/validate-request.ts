@@ -18,7 +18,7 @@ export function validateRequest({ maxBodyBytes }: { maxBodyBytes: number }): Ste
     // A valid query may have been parsed already, to start the cache read early.
     req.ctx.query ??= op.parseQuery(new URLSearchParams(search));
     if (!op.acceptsBody) {
-      // Nothing but a body the gateway validated is ever sent upstream, and an undeclared one would be left unread.
+      // Only a validated body is ever sent upstream: a body this operation cannot take is refused, not silently dropped.
       if (declaresBody(req)) throw new ApiError('invalid_request', `${req.method} ${req.ctx.prefix}${op.pathTemplate} takes no request body.`);
       return next();
     }
