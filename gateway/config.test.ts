@@ -100,6 +100,14 @@ describe('parseConfig', () => {
     for (const bad of ['65535', '1.5', 'lots']) expect(() => parseConfig({ CACHE_MAX_BYTES: bad })).toThrow(/CACHE_MAX_BYTES:/);
   });
 
+  test('when no connection setting is set, then 8192 connections, 512 per client, 5 s idle keep-alive and 10 s for headers; set ones are parsed and bad ones named', () => {
+    expect(parseConfig({})).toMatchObject({ maxConnections: 8192, maxConnectionsPerClient: 512, keepAliveTimeoutMs: 5000, headersTimeoutMs: 10_000 });
+    const set = { MAX_CONNECTIONS: '50', MAX_CONNECTIONS_PER_CLIENT: '20', KEEP_ALIVE_TIMEOUT_MS: '1000', HEADERS_TIMEOUT_MS: '1500' };
+    expect(parseConfig(set)).toMatchObject({ maxConnections: 50, maxConnectionsPerClient: 20, keepAliveTimeoutMs: 1000, headersTimeoutMs: 1500 });
+    const bad = { MAX_CONNECTIONS: '0', MAX_CONNECTIONS_PER_CLIENT: '1.5', KEEP_ALIVE_TIMEOUT_MS: 'soon', HEADERS_TIMEOUT_MS: '120001' };
+    expect(() => parseConfig(bad)).toThrow(/MAX_CONNECTIONS:[\s\S]*MAX_CONNECTIONS_PER_CLIENT:[\s\S]*KEEP_ALIVE_TIMEOUT_MS:[\s\S]*HEADERS_TIMEOUT_MS:/);
+  });
+
   test('when no CIRCUIT_* is set, then an upstream circuit opens after 5 consecutive failures for 5 s', () => {
     expect(parseConfig({})).toMatchObject({ circuitFailureThreshold: 5, circuitOpenMs: 5000 });
   });

@@ -70,6 +70,10 @@ const envSchema = z.object({
     .pipe(z.coerce.number<string>().int().min(0).max(65535).optional()),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_TOKEN: optionalSecret(16),
+  MAX_CONNECTIONS: int(8192, 1, 1_000_000),
+  MAX_CONNECTIONS_PER_CLIENT: int(512, 1, 1_000_000),
+  KEEP_ALIVE_TIMEOUT_MS: int(5000, 100, 600_000),
+  HEADERS_TIMEOUT_MS: int(10_000, 100, 120_000),
 });
 
 export interface Config {
@@ -120,6 +124,14 @@ export interface Config {
   readonly metricsHost: string;
   /** Set → GET /metrics on the main port, for `Authorization: Bearer <token>` only. */
   readonly metricsToken?: string;
+  /** Open client connections the server keeps; at the cap, the oldest idle one is closed to admit a new one. */
+  readonly maxConnections: number;
+  /** Open connections per socket address; not applied with trustProxy, where that address is the proxy's. */
+  readonly maxConnectionsPerClient: number;
+  /** How long an idle keep-alive connection stays open. */
+  readonly keepAliveTimeoutMs: number;
+  /** How long a connection may take to send a request's headers (408 after). */
+  readonly headersTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -185,5 +197,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
     metricsToken: e.METRICS_TOKEN,
+    maxConnections: e.MAX_CONNECTIONS,
+    maxConnectionsPerClient: e.MAX_CONNECTIONS_PER_CLIENT,
+    keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+    headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
   });
 }

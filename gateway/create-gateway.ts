@@ -40,6 +40,7 @@ import { createFrontHandler } from './front-handler';
 import { healthRoutes } from './health';
 import { answerMalformedRequests, type CountRefusal } from './malformed-requests';
 import { trackForDrain, type DrainReport, type HttpDrain } from './http-drain';
+import { limitConnections } from './connection-limits';
 import { createRateLimiter } from './rate-limit/rate-limiter';
 import { createLimiterFactory } from './rate-limit/limiter-factory';
 import { createCircuitBreaker } from './upstream/circuit-breaker';
@@ -178,7 +179,16 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
 
     // The bound port is known only after listen; links need it when PUBLIC_URL is unset.
     // Host is checked by the front handler, which answers a request without one with an Error body (malformed-requests.ts).
-    server = createServer({ requireHostHeader: false });
+    server = createServer({
+      requireHostHeader: false,
+      keepAliveTimeout: config.keepAliveTimeoutMs,
+      headersTimeout: config.headersTimeoutMs,
+      requestTimeout: 120_000,
+      // Node checks header and request deadlines this often (30 s by default): a silent socket would live that much longer.
+      connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
+    });
+    // Behind a trusted proxy every socket is the proxy's: a per-address cap would cap all clients together.
+    limitConnections(server, { maxConnections: config.maxConnections, maxPerAddress: config.trustProxy ? undefined : config.maxConnectionsPerClient });
     answerMalformedRequests(server, refusedEarly);
     drainer = trackForDrain(server);
     await new Promise<void>((resolve, reject) => {
@@ -283,9 +293,6 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     app.use(expressErrorHandler(logger));
 
     server.on('request', createFrontHandler(mounts, app, refusedEarly));
-    server.keepAliveTimeout = 65_000;
-    server.headersTimeout = 66_000;
-    server.requestTimeout = 120_000;
     let metricsUrl: string | undefined;
     if (config.metricsPort !== undefined) {
       const metricsServer = await startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort });

@@ -1,0 +1,101 @@
+import { get } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { startTestGateway, type TestGateway } from './support/gateway-harness';
+import { sendRaw } from './support/raw-http';
+import { until } from './support/until';
+
+interface IdleSocket {
+  socket: Socket;
+  closed: boolean;
+}
+
+/** A connection that sends nothing, from `localAddress`; `closed` turns true when the server closes it. */
+function openIdle(url: string, localAddress: string): Promise<IdleSocket> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const idle: IdleSocket = { socket: connect({ port: Number(port), host: hostname, localAddress }), closed: false };
+    idle.socket.once('connect', () => resolve(idle));
+    idle.socket.once('error', reject);
+    idle.socket.on('error', () => {});
+    idle.socket.once('close', () => (idle.closed = true));
+  });
+}
+
+/** GET /healthz on a fresh connection from `localAddress`. */
+function healthFrom(url: string, localAddress: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    get(`${url}/healthz`, { localAddress, agent: false }, (res) => {
+      res.resume();
+      res.on('end', () => resolve(res.statusCode!));
+    }).on('error', reject);
+  });
+}
+
+/**
+ * Idle connections cannot use up the gateway's file descriptors: each client address keeps at
+ * most MAX_CONNECTIONS_PER_CLIENT, the server at most MAX_CONNECTIONS (closing its oldest idle one
+ * to admit a new client), and idle or silent connections are closed within seconds.
+ */
+describe('connection limits', () => {
+  describe('with low caps (20 per client, 50 in all) and long timeouts', () => {
+    let gw: TestGateway;
+    const opened: IdleSocket[] = [];
+    beforeAll(async () => {
+      gw = await startTestGateway({ env: { MAX_CONNECTIONS: '50', MAX_CONNECTIONS_PER_CLIENT: '20', HEADERS_TIMEOUT_MS: '60000', KEEP_ALIVE_TIMEOUT_MS: '60000' } });
+    });
+    afterAll(async () => {
+      for (const { socket } of opened) socket.destroy();
+      await gw?.stop();
+    });
+
+    const openMany = async (count: number, localAddress: string) => {
+      const batch = await Promise.all(Array.from({ length: count }, () => openIdle(gw.url, localAddress)));
+      opened.push(...batch);
+      return batch;
+    };
+
+    test('when one address opens more idle connections than its cap, then the excess are closed at once, the rest stay, and /healthz from another address answers', async () => {
+      const first = await openMany(30, '127.0.0.1');
+      await until('10 connections over the cap to be closed', () => first.filter((s) => s.closed).length === 10, 3000);
+      // A moment for any further wrongful close to show.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(first.filter((s) => s.closed)).toHaveLength(10);
+      expect(await healthFrom(gw.url, '127.0.0.2')).toBe(200);
+    });
+
+    test('when the server is at its cap with idle connections, then a new client is admitted by closing the oldest idle one', async () => {
+      const first = opened.filter((s) => !s.closed);
+      expect(first).toHaveLength(20);
+      const more = [...(await openMany(20, '127.0.0.3')), ...(await openMany(10, '127.0.0.4'))];
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(more.filter((s) => s.closed)).toHaveLength(0);
+      // 50 open now: the health check takes the place of the oldest.
+      expect(await healthFrom(gw.url, '127.0.0.2')).toBe(200);
+      await until('the oldest idle connection to be closed', () => first[0]!.closed, 3000);
+      expect(first.filter((s) => s.closed)).toHaveLength(1);
+      expect(more.filter((s) => s.closed)).toHaveLength(0);
+    });
+  });
+
+  describe('with 1 s timeouts', () => {
+    let gw: TestGateway;
+    beforeAll(async () => {
+      gw = await startTestGateway({ env: { HEADERS_TIMEOUT_MS: '1000', KEEP_ALIVE_TIMEOUT_MS: '1000' } });
+    });
+    afterAll(() => gw?.stop());
+
+    test('when a keep-alive connection stays idle after its response, then the gateway closes it once KEEP_ALIVE_TIMEOUT_MS has passed', async () => {
+      const started = Date.now();
+      const answer = await sendRaw(gw.url, 'GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n', 4000);
+      expect(answer.status).toBe(200);
+      expect(answer.headers['keep-alive']).toBe('timeout=1');
+      expect(Date.now() - started).toBeGreaterThanOrEqual(900);
+    });
+
+    test('when a connection never sends a request, then the gateway answers 408 and closes it once HEADERS_TIMEOUT_MS has passed', async () => {
+      const answer = await sendRaw(gw.url, '', 4000);
+      expect(answer.status).toBe(408);
+      expect(JSON.parse(answer.body)).toEqual({ code: 'request_timeout', message: 'The request did not arrive in time.', status: 408 });
+    });
+  });
+});
