@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Environment, GatewayRequest } from './pipeline';
 import { requestIdOf } from '../lib/request-id';
 import { ResponseHeaders } from './response-headers';
-import { refuseMissingHost, type CountRefusal } from './malformed-requests';
+import { refuseMalformedHead, type CountRefusal } from './malformed-requests';
 
 export interface ApiMount {
   /** Public prefix without trailing slash: `/v1`, `/staging/v1`. */
@@ -38,7 +38,7 @@ export function createFrontHandler(
   // Longest prefix first, so /staging/v1 is never mistaken for anything shorter.
   const ordered = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
   return function frontHandler(req: IncomingMessage, res: ServerResponse): void {
-    if (refuseMissingHost(req, res, refusedEarly)) return;
+    if (refuseMalformedHead(req, res, refusedEarly)) return;
     let url = req.url ?? '/';
     if (url.charCodeAt(0) !== SLASH) url = req.url = originForm(url);
     const q = url.indexOf('?');

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sendRaw, type RawExchange } from '../test/support/raw-http';
-import { answerMalformedRequests, refuseMissingHost } from './malformed-requests';
+import { answerMalformedRequests, refuseMalformedHead } from './malformed-requests';
 
 /**
  * Requests Node's parser refuses, against a plain server with the gateway's handlers: each gets
@@ -17,7 +17,7 @@ describe('malformed requests', () => {
   beforeAll(async () => {
     // Short timeouts, so that a request that never finishes its headers is refused within the test.
     server = createServer({ requireHostHeader: false, requestTimeout: 300, headersTimeout: 300, connectionsCheckingInterval: 50 }, (req, res) => {
-      if (refuseMissingHost(req, res, (code) => counted.push(code))) return;
+      if (refuseMalformedHead(req, res, (code) => counted.push(code))) return;
       handled.push(`${req.method} ${req.url}`);
       if (req.method === 'POST') return void req.resume().on('end', () => res.end('read'));
       // /slow answers a turn later, as the gateway's pipeline does: the request's response is not yet under way when the parser fails.
@@ -89,6 +89,17 @@ describe('malformed requests', () => {
     const old = await sendRaw(url, 'GET /old HTTP/1.0\r\n\r\n');
     expect(old.status).toBe(200);
     expect(handled).toEqual(['GET /old']);
+  });
+
+  test.each([
+    ['HTTP/2.0', 'GET / HTTP/2.0\r\nHost: x\r\n\r\n', 'HTTP/2.0 is not supported: send HTTP/1.1.'],
+    ['HTTP/0.9', 'GET / HTTP/0.9\r\nHost: x\r\n\r\n', 'HTTP/0.9 is not supported: send HTTP/1.1.'],
+    ['a bare request line (read as HTTP/0.9)', 'GET /\r\n\r\n', 'HTTP/0.9 is not supported: send HTTP/1.1.'],
+    ['two Host headers', 'GET / HTTP/1.1\r\nHost: x\r\nhost: y\r\n\r\n', 'A request must have exactly one Host header.'],
+  ])('when a request Node parses has %s, then 400 with an Error body, counted, the connection closes, and no handler runs', async (_label, bytes, message) => {
+    expectRefusal(await sendRaw(url, bytes), 400, 'invalid_request', message);
+    expect(handled).toEqual([]);
+    expect(counted).toEqual(['invalid_request']);
   });
 
   test.each(['/first', '/slow'])('when a malformed request follows a good one (%s) on the same connection, then the good one is answered first', async (path) => {

@@ -92,13 +92,36 @@ function parserError(err: Error & { code?: string }): EarlyRefusal {
 }
 
 /**
- * HTTP/1.1 requires a Host header. Node checks it too (`requireHostHeader`), but answers with an
- * empty 400; the server turns that check off and this one answers with an Error body instead.
+ * What Node's parser lets through but the gateway does not serve: a version other than HTTP/1.x
+ * (llhttp accepts `HTTP/0.9`, a bare `GET /` line, and `HTTP/2.0`), an HTTP/1.1 request without
+ * a Host header, and a request with more than one (RFC 9112 §3.2; Node keeps the first and drops
+ * the rest, where a proxy in front may have routed by another). Node's own Host check answers
+ * with an empty 400; the server turns it off and this one answers with an Error body instead.
  * True when the request was refused.
  */
-export function refuseMissingHost(req: IncomingMessage, res: ServerResponse, counted: CountRefusal): boolean {
-  if (req.headers.host !== undefined || req.httpVersionMajor !== 1 || req.httpVersionMinor !== 1) return false;
+export function refuseMalformedHead(req: IncomingMessage, res: ServerResponse, counted: CountRefusal): boolean {
+  let message: string;
+  if (req.httpVersionMajor !== 1) message = `HTTP/${req.httpVersion} is not supported: send HTTP/1.1.`;
+  else if (req.headers.host === undefined) {
+    if (req.httpVersionMinor !== 1) return false;
+    message = 'An HTTP/1.1 request must have a Host header.';
+  } else if (hasSecondHost(req.rawHeaders)) message = 'A request must have exactly one Host header.';
+  else return false;
   res.setHeader('Connection', 'close');
-  renderError(res, refused(counted, { code: 'invalid_request', message: 'An HTTP/1.1 request must have a Host header.' }));
+  renderError(res, refused(counted, { code: 'invalid_request', message }));
   return true;
+}
+
+const HOST = /^host$/i;
+
+/** Names sit at even indexes of rawHeaders; a Host header is known to be present. A test, not toLowerCase: no string per request. */
+function hasSecondHost(rawHeaders: string[]): boolean {
+  let seen = false;
+  for (let i = 0; i < rawHeaders.length; i += 2) {
+    const name = rawHeaders[i]!;
+    if (name.length !== 4 || !HOST.test(name)) continue;
+    if (seen) return true;
+    seen = true;
+  }
+  return false;
 }
