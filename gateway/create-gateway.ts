@@ -41,6 +41,7 @@ import { healthRoutes } from './health';
 import { answerMalformedRequests, type CountRefusal } from './malformed-requests';
 import { trackForDrain, type DrainReport, type HttpDrain } from './http-drain';
 import { limitConnections } from './connection-limits';
+import { closeUnreadBodies } from './unread-body';
 import { createRateLimiter } from './rate-limit/rate-limiter';
 import { createLimiterFactory } from './rate-limit/limiter-factory';
 import { createCircuitBreaker } from './upstream/circuit-breaker';
@@ -77,6 +78,8 @@ export interface StopReport extends DrainReport {
 
 /** A store that does not close within this is given up on, so a stop always ends. */
 const CLOSE_TIMEOUT_MS = 5000;
+/** How long a body may keep arriving after its response (a refusal that did not read it) before the connection is cut. */
+const UNREAD_BODY_GRACE_MS = 2000;
 
 const PREFIXES: Record<Environment, string> = { production: '/v1', staging: '/staging/v1' };
 
@@ -191,6 +194,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     limitConnections(server, { maxConnections: config.maxConnections, maxPerAddress: config.trustProxy ? undefined : config.maxConnectionsPerClient });
     answerMalformedRequests(server, refusedEarly);
     drainer = trackForDrain(server);
+    closeUnreadBodies(server, UNREAD_BODY_GRACE_MS);
     await new Promise<void>((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(config.port, config.host, () => resolve());

@@ -1,4 +1,4 @@
-import { STATUS_CODES, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { ApiError, toApiError } from './api-error';
 
 /** An Error body and the headers every Error response carries, whichever way it is sent. */
@@ -29,8 +29,17 @@ export function renderError(res: ServerResponse, err: unknown): ApiError {
   const { body, headers } = errorMessage(apiError);
   res.statusCode = apiError.status;
   for (const [name, value] of headers) res.setHeader(name, value);
+  // A refusal before the body was read must not stay on the connection reading a body without end.
+  if (bodyStillArriving(res.req)) res.setHeader('Connection', 'close');
   res.end(body);
   return apiError;
+}
+
+/** True while a request that declares a body has not received all of it. */
+export function bodyStillArriving(req: IncomingMessage | undefined): boolean {
+  if (!req || req.complete) return false;
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
 }
 
 /**

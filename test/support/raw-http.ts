@@ -33,3 +33,44 @@ export function sendRaw(url: string, bytes: string, timeoutMs = 5000): Promise<R
     });
   });
 }
+
+export interface EndlessBodyExchange {
+  /** Everything the server sent. */
+  text: string;
+  /** Milliseconds from the end of the server's response to its closing the connection; undefined when it never closed. */
+  closedAfterResponseMs: number | undefined;
+}
+
+/**
+ * Sends `head` (ending with `Transfer-Encoding: chunked` and the blank line), then a chunk every
+ * `everyMs` for up to `forMs`, as a client with a body that never ends; stops early when the
+ * server closes the connection.
+ */
+export function sendEndlessBody(url: string, head: string, { everyMs = 5, forMs = 10_000 } = {}): Promise<EndlessBodyExchange> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    // Written now, so it goes out before any chunk the ticker queues while the socket still connects.
+    socket.write(head);
+    let text = '';
+    let answeredAt: number | undefined;
+    const chunk = '400\r\n' + 'x'.repeat(1024) + '\r\n';
+    const ticker = setInterval(() => socket.writable && socket.write(chunk), everyMs);
+    const finish = (closedAt: number | undefined) => {
+      clearInterval(ticker);
+      clearTimeout(timer);
+      socket.destroy();
+      resolve({ text, closedAfterResponseMs: closedAt === undefined || answeredAt === undefined ? undefined : closedAt - answeredAt });
+    };
+    const timer = setTimeout(() => finish(undefined), forMs);
+    socket.setEncoding('latin1');
+    socket.on('data', (data: string) => {
+      text += data;
+      const split = text.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(text.slice(0, split));
+      if (answeredAt === undefined && split !== -1 && length && text.length >= split + 4 + Number(length[1])) answeredAt = Date.now();
+    });
+    socket.on('error', () => {}); // writing on after the server closed ends in a reset, then 'close'
+    socket.on('close', () => finish(Date.now()));
+  });
+}
