@@ -41,6 +41,7 @@ import { healthRoutes } from './health';
 import { answerMalformedRequests, type CountRefusal } from './malformed-requests';
 import { trackForDrain, type DrainReport, type HttpDrain } from './http-drain';
 import { limitConnections } from './connection-limits';
+import { continueWhenBodyIsRead } from './expect-continue';
 import { closeUnreadBodies } from './unread-body';
 import { createRateLimiter } from './rate-limit/rate-limiter';
 import { createLimiterFactory } from './rate-limit/limiter-factory';
@@ -193,6 +194,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     // Behind a trusted proxy every socket is the proxy's: a per-address cap would cap all clients together.
     limitConnections(server, { maxConnections: config.maxConnections, maxPerAddress: config.trustProxy ? undefined : config.maxConnectionsPerClient });
     answerMalformedRequests(server, refusedEarly);
+    continueWhenBodyIsRead(server);
     drainer = trackForDrain(server);
     closeUnreadBodies(server, UNREAD_BODY_GRACE_MS);
     await new Promise<void>((resolve, reject) => {

@@ -25,7 +25,7 @@ export function answerMalformedRequests(server: Server, counted: CountRefusal): 
     const message = 'CONNECT is not supported: the gateway is not a forward proxy.';
     refuse(socket, errorResponseBytes(refused(counted, { code: 'invalid_request', message })));
   });
-  // Any Expect but 100-continue (which Node answers itself) goes here instead of to the handler; Node's own answer is a bare 417.
+  // Any Expect but 100-continue (answered by expect-continue.ts) goes here instead of to the handler; Node's own answer is a bare 417.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const message = `Only "Expect: 100-continue" is supported; this request expected "${quotedInMessage(req.headers.expect ?? '')}".`;
     renderError(res, refused(counted, { code: 'expectation_failed', message }));

@@ -20,10 +20,8 @@ const JSON_TYPE = /^application\/json\s*(;|$)/i;
  */
 export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<JsonBody> {
   const declared = req.headers['content-length'];
-  if (declared !== undefined && Number(declared) > limit) {
-    req.resume(); // drain, so the connection can be reused for the error response
-    throw tooLarge(limit);
-  }
+  // Left unread (and, with Expect: 100-continue, never invited): the refusal closes the connection.
+  if (declared !== undefined && Number(declared) > limit) throw tooLarge(limit);
   const type = req.headers['content-type'];
   const raw = await collect(req, limit);
   if (raw.length === 0) throw new ApiError('invalid_request', 'A JSON request body is required.');
