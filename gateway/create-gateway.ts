@@ -192,7 +192,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
       connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
     });
     // Behind a trusted proxy every socket is the proxy's: a per-address cap would cap all clients together.
-    limitConnections(server, { maxConnections: config.maxConnections, maxPerAddress: config.trustProxy ? undefined : config.maxConnectionsPerClient });
+    limitConnections(server, { maxConnections: config.maxConnections, maxPerAddress: config.trustProxy ? undefined : config.maxConnectionsPerClient, logger });
     answerMalformedRequests(server, refusedEarly);
     continueWhenBodyIsRead(server);
     drainer = trackForDrain(server);

@@ -1,5 +1,6 @@
 import { get } from 'node:http';
 import { connect, type Socket } from 'node:net';
+import { captureLogs } from './support/captured-logs';
 import { startTestGateway, type TestGateway } from './support/gateway-harness';
 import { sendRaw } from './support/raw-http';
 import { until } from './support/until';
@@ -40,8 +41,10 @@ describe('connection limits', () => {
   describe('with low caps (20 per client, 50 in all) and long timeouts', () => {
     let gw: TestGateway;
     const opened: IdleSocket[] = [];
+    const { lines, logger } = captureLogs('warn');
     beforeAll(async () => {
-      gw = await startTestGateway({ env: { MAX_CONNECTIONS: '50', MAX_CONNECTIONS_PER_CLIENT: '20', HEADERS_TIMEOUT_MS: '60000', KEEP_ALIVE_TIMEOUT_MS: '60000' } });
+      const env = { MAX_CONNECTIONS: '50', MAX_CONNECTIONS_PER_CLIENT: '20', HEADERS_TIMEOUT_MS: '60000', KEEP_ALIVE_TIMEOUT_MS: '60000' };
+      gw = await startTestGateway({ env, logger });
     });
     afterAll(async () => {
       for (const { socket } of opened) socket.destroy();
@@ -61,6 +64,9 @@ describe('connection limits', () => {
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(first.filter((s) => s.closed)).toHaveLength(10);
       expect(await healthFrom(gw.url, '127.0.0.2')).toBe(200);
+      // One line for the ten, naming the address.
+      const warnings = lines.filter((l) => l.msg === 'connection cap reached: closing new connections');
+      expect(warnings).toEqual([expect.objectContaining({ cap: 'per_client', address: '127.0.0.1', closedSinceWarning: 1, maxConnections: 50, maxPerAddress: 20 })]);
     });
 
     test('when the server is at its cap with idle connections, then a new client is admitted by closing the oldest idle one', async () => {
