@@ -48,6 +48,13 @@ describe('a response before the request body has ended', () => {
     expectAnsweredThenClosed(exchange, 404, { code: 'not_found', message: 'Nothing at POST /nowhere.', status: 404 });
   });
 
+  test('when the client keeps sending after the refusal, then the gateway reads and discards for 2 s before it closes, so no reset can cost the client the answer', async () => {
+    const exchange = await sendEndlessBody(gw.url, head('POST /v1/pets'), { halfOpen: true });
+    expectAnsweredThenClosed(exchange, 401, { code: 'unauthorized', message: expect.any(String), status: 401 });
+    // Node alone destroys the socket as soon as the answer is written, and the next chunk meets a reset.
+    expect(exchange.closedAfterResponseMs!).toBeGreaterThanOrEqual(1500);
+  });
+
   test('when a success answers without reading an endless body, then the connection is closed within seconds of it too', async () => {
     const exchange = await sendEndlessBody(gw.url, head('GET /healthz'));
     expectAnsweredThenClosed(exchange, 200);

@@ -44,12 +44,12 @@ export interface EndlessBodyExchange {
 /**
  * Sends `head` (ending with `Transfer-Encoding: chunked` and the blank line), then a chunk every
  * `everyMs` for up to `forMs`, as a client with a body that never ends; stops early when the
- * server closes the connection.
+ * server closes the connection. `halfOpen` keeps sending after the server has ended its side.
  */
-export function sendEndlessBody(url: string, head: string, { everyMs = 5, forMs = 10_000 } = {}): Promise<EndlessBodyExchange> {
+export function sendEndlessBody(url: string, head: string, { everyMs = 5, forMs = 10_000, halfOpen = false } = {}): Promise<EndlessBodyExchange> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
-    const socket = connect(Number(port), hostname);
+    const socket = connect({ port: Number(port), host: hostname, allowHalfOpen: halfOpen });
     // Written now, so it goes out before any chunk the ticker queues while the socket still connects.
     socket.write(head);
     let text = '';
