@@ -167,12 +167,23 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
     ['a control character in the name', { name: 'bell\u0007' }, 'name must not contain control characters or unpaired surrogates.'],
     ['a NUL in the name', { name: 'nul\u0000' }, 'name must not contain control characters or unpaired surrogates.'],
     ['an unpaired surrogate in the name', { name: 'half\ud800' }, 'name must not contain control characters or unpaired surrogates.'],
+    ['a right-to-left override in the name', { name: 'ci\u202Eyek' }, 'name must not contain bidirectional embedding, override or isolate characters.'],
+    ['an isolate in the name', { name: '\u2067ci' }, 'name must not contain bidirectional embedding, override or isolate characters.'],
+    ['a name of only a zero-width space', { name: '\u200B' }, 'name must contain a visible character, not only spaces and invisible ones.'],
+    ['a name of Hangul fillers and joiners among spaces', { name: ' \u3164\u200D \u115F\u2060 ' }, 'name must contain a visible character, not only spaces and invisible ones.'],
     ['an unknown environment', { name: 'ok', environment: 'development' }, 'environment must be "production" or "staging".'],
     ['a lifetime of 0 days', { name: 'ok', expiresInDays: 0 }, 'expiresInDays must be an integer from 1 to 3650.'],
     ['a lifetime of 3651 days', { name: 'ok', expiresInDays: 3651 }, 'expiresInDays must be an integer from 1 to 3650.'],
     ['a fractional lifetime', { name: 'ok', expiresInDays: 1.5 }, 'expiresInDays must be an integer from 1 to 3650.'],
   ])('when issuing with %s, then it is refused with invalid_request', async (_label, input, message) => {
     await expectApiError(service.issue(await newAccount(), input), 'invalid_request', message);
+  });
+
+  test('when a key name is spelled in NFD, then it is stored and returned in NFC, and 100 composed characters fit', async () => {
+    const accountId = await newAccount();
+    const issued = await service.issue(accountId, { name: 'Cafe\u0301 ' + 'e\u0301'.repeat(95) });
+    expect(issued.name).toBe('Caf\u00e9 ' + '\u00e9'.repeat(95));
+    expect((await service.list(accountId))[0]!.name).toBe(issued.name);
   });
 
   test('when a key name has 100 characters and the lifetime is 3650 days, then it is accepted', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ident, type Database } from '../db/database';
 import { ApiError } from '../lib/api-error';
-import { isOneLineText } from '../lib/plain-text';
+import { oneLineTextProblem, textProblemSentence } from '../lib/plain-text';
 import { createKeyHasher } from './key-hash';
 import { createKeyUsageLedger, laterOf } from './key-usage-ledger';
 import { KEYS_SCHEMA } from './migrations';
@@ -135,12 +135,14 @@ export function keyStatus(key: { revokedAt: Date | null; expiresAt: Date | null 
 }
 
 function readName(value: unknown): string {
-  const name = typeof value === 'string' ? value.trim() : '';
+  // NFC, like the trim: a key name is the portal's own data, never forwarded, and its length should count what shows.
+  const name = typeof value === 'string' ? value.trim().normalize('NFC') : '';
   const length = [...name].length;
   if (length < 1 || length > KEY_NAME_MAX_LENGTH) {
     throw new ApiError('invalid_request', `name must be a string of 1 to ${KEY_NAME_MAX_LENGTH} characters.`);
   }
-  if (!isOneLineText(name)) throw new ApiError('invalid_request', 'name must not contain control characters or unpaired surrogates.');
+  const problem = oneLineTextProblem(name);
+  if (problem) throw new ApiError('invalid_request', `name ${textProblemSentence(problem)}.`);
   return name;
 }
 

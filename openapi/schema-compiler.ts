@@ -1,12 +1,12 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { isOneLineText, isText } from '../lib/plain-text';
+import { oneLineTextProblem, textProblem, textProblemSentence, type TextProblem } from '../lib/plain-text';
 import type { OpenApiDocument } from './document';
 
-/** The document's own string formats, each with the sentence a client reads when a value breaks it. */
-const TEXT_FORMATS: Record<string, { validate: (value: string) => boolean; brokenBy: string }> = {
-  'one-line-text': { validate: isOneLineText, brokenBy: 'must not contain control characters or unpaired surrogates' },
-  text: { validate: isText, brokenBy: 'must not contain control characters (tab and line breaks aside) or unpaired surrogates' },
+/** The document's own string formats: what is wrong with a value, and whether the format spans lines (for the sentence a client reads). */
+const TEXT_FORMATS: Record<string, { problem: (value: string) => TextProblem | undefined; multiline: boolean }> = {
+  'one-line-text': { problem: oneLineTextProblem, multiline: false },
+  text: { problem: textProblem, multiline: true },
 };
 
 /**
@@ -14,11 +14,12 @@ const TEXT_FORMATS: Record<string, { validate: (value: string) => boolean; broke
  * every schema is compiled once at start-up.
  */
 export function createSchemaCompiler(doc: OpenApiDocument) {
-  const ajv = new Ajv({ allErrors: false, strict: false, validateFormats: true });
+  // `verbose` puts the refused value in the error, so a text format's message can say what is wrong with it.
+  const ajv = new Ajv({ allErrors: false, strict: false, validateFormats: true, verbose: true });
   addFormats(ajv);
   ajv.addFormat('int64', { type: 'number', validate: (n: number) => Number.isSafeInteger(n) });
   ajv.addFormat('int32', { type: 'number', validate: (n: number) => Number.isInteger(n) && n >= -(2 ** 31) && n < 2 ** 31 });
-  for (const [name, format] of Object.entries(TEXT_FORMATS)) ajv.addFormat(name, { type: 'string', validate: format.validate });
+  for (const [name, format] of Object.entries(TEXT_FORMATS)) ajv.addFormat(name, { type: 'string', validate: (value: string) => format.problem(value) === undefined });
   ajv.addSchema({ components: doc.components ?? {} }, 'doc');
   return {
     compile(schema: unknown): ValidateFunction {
@@ -64,7 +65,10 @@ export function describeSchemaError(subject: string, error: ErrorObject | undefi
     case 'format': {
       const format = String(p.format);
       if (format === 'int64') return `${where()} must be an integer no larger than 9007199254740991`;
-      return `${where()} ${TEXT_FORMATS[format]?.brokenBy ?? `must be a valid ${format}`}`;
+      const text = TEXT_FORMATS[format];
+      const problem = text && typeof error.data === 'string' ? text.problem(error.data) : undefined;
+      if (text && problem) return `${where()} ${textProblemSentence(problem, text.multiline)}`;
+      return `${where()} must be a valid ${format}`;
     }
     default:
       return `${where()} ${error.message ?? 'is invalid'}`;

@@ -110,6 +110,10 @@ describe('request validation at the gateway', () => {
     ['{"name":"R\\u0000x","categoryId":1}', 'body field "name" must not contain control characters or unpaired surrogates'],
     ['{"name":"R\\u0007x","categoryId":1}', 'body field "name" must not contain control characters or unpaired surrogates'],
     ['{"name":"R\\ud800x","categoryId":1}', 'body field "name" must not contain control characters or unpaired surrogates'],
+    ['{"name":"Rex\\u202Egnp.exe","categoryId":1}', 'body field "name" must not contain bidirectional embedding, override or isolate characters'],
+    ['{"name":"\\u2066Rex\\u2069","categoryId":1}', 'body field "name" must not contain bidirectional embedding, override or isolate characters'],
+    ['{"name":"\\u200B","categoryId":1}', 'body field "name" must contain a visible character, not only spaces and invisible ones'],
+    ['{"name":" \\u3164\\u200D\\uFEFF ","categoryId":1}', 'body field "name" must contain a visible character, not only spaces and invisible ones'],
     ['{"name":42,"categoryId":1}', 'body field "name" must be string'],
     ['{"name":"Rex","categoryId":0}', 'body field "categoryId" must be >= 1'],
     ['{"name":"Rex","categoryId":-4}', 'body field "categoryId" must be >= 1'],
@@ -128,6 +132,13 @@ describe('request validation at the gateway', () => {
   test('when a message holds a NUL, then 400 invalid_request before the upstream', async () => {
     const message = 'body field "message" must not contain control characters (tab and line breaks aside) or unpaired surrogates';
     await expectRefused(() => send('POST', '/v1/messages', '{"message":"a\\u0000b"}'), 400, 'invalid_request', message, 'createMessage');
+  });
+
+  test.each([
+    ['a right-to-left override', '{"message":"line one\\n\\u202Eowt enil"}', 'body field "message" must not contain bidirectional embedding, override or isolate characters'],
+    ['only line breaks and zero-width spaces', '{"message":"\\u200B\\n\\u200B\\r\\n"}', 'body field "message" must contain a visible character, not only spaces and invisible ones'],
+  ])('when a message holds %s, then 400 invalid_request before the upstream', async (_label, body, message) => {
+    await expectRefused(() => send('POST', '/v1/messages', body), 400, 'invalid_request', message, 'createMessage');
   });
 
   test.each([

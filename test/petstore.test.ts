@@ -111,6 +111,10 @@ describe.each(testDatabaseKinds())('embedded pet store on %s', (kind) => {
     ['a line feed in a name', 'pets', { name: 'R\nx', categoryId: 1 }, 'body field "name" must not contain control characters or unpaired surrogates'],
     ['an unpaired surrogate in a name', 'pets', { name: 'R\ud800x', categoryId: 1 }, 'body field "name" must not contain control characters or unpaired surrogates'],
     ['a NUL in a message', 'messages', { message: 'a\u0000b' }, 'body field "message" must not contain control characters (tab and line breaks aside) or unpaired surrogates'],
+    ['a right-to-left override in a name', 'pets', { name: 'Rex\u202Egnp.exe', categoryId: 1 }, 'body field "name" must not contain bidirectional embedding, override or isolate characters'],
+    ['a name of only a zero-width space', 'pets', { name: '\u200B', categoryId: 1 }, 'body field "name" must contain a visible character, not only spaces and invisible ones'],
+    ['an isolate in a message', 'messages', { message: 'a\u2067b' }, 'body field "message" must not contain bidirectional embedding, override or isolate characters'],
+    ['a message of only spaces and a word joiner', 'messages', { message: ' \u2060\n ' }, 'body field "message" must contain a visible character, not only spaces and invisible ones'],
   ])('when a text field holds %s, then the store refuses it with 400 and stores nothing', async (_label, table, body, message) => {
     // Without the check PostgreSQL refused the NUL (a 500), and stored the surrogate as U+FFFD.
     const before = await rowCount(table);
@@ -128,6 +132,15 @@ describe.each(testDatabaseKinds())('embedded pet store on %s', (kind) => {
     expect(queued.message).toBe(text);
     const [row] = await db.query<{ message: string }>('SELECT message FROM petstore_production.messages WHERE id = $1', [queued.id]);
     expect(row!.message).toBe(text);
+  });
+
+  test('when a name joins emoji, marks right-to-left text or is spelled in NFD, then it is stored exactly as sent', async () => {
+    // Joiners and direction marks inside visible text are legitimate; the store keeps the client's own spelling.
+    for (const name of ['👨\u200D👩\u200D👧 family', 'שלום\u200F (2)', 'Rene\u0301e']) {
+      const pet = await jsonOf(await post(production, '/pets', { name, categoryId: 1 }));
+      const [stored] = await db.query<{ name: string }>('SELECT name FROM petstore_production.pets WHERE id = $1', [pet.id]);
+      expect(stored!.name).toBe(name);
+    }
   });
 
   test('when a filtered page is read, then the plan is an index range scan without a sort', async () => {

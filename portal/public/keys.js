@@ -198,7 +198,7 @@
     if (!result.ok) {
       if (result.status === 401) return goToLogin();
       if (result.error.code === 'invalid_request' && /^name\b/.test(result.error.message)) {
-        setNameError('Use 1 to 100 characters, without control characters.');
+        setNameError('Use 1 to 100 characters, some of them visible, without control or text-direction override characters.');
         nameInput.focus();
       } else {
         showError(createError, 'Could not create the key: ' + result.error.message);
