@@ -1,8 +1,9 @@
 import type { Database } from '../db/database';
+import { migrate } from '../db/migrate';
 import { ApiError } from '../lib/api-error';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
 import { createAccountService, type AccountService } from './account-service';
-import { migrateKeys } from './migrations';
+import { KEYS_SCHEMA, keysMigrations, migrateKeys } from './migrations';
 import { createPasswordHasher } from './password';
 
 const PASSWORD = 'correct horse battery staple';
@@ -73,6 +74,62 @@ describe.each(testDatabaseKinds())('account service on %s', (kind) => {
       expect(err.toBody()).toEqual({ code: 'invalid_request', message: 'email must be a valid email address of at most 254 characters.', status: 400 });
     },
   );
+
+  test.each([
+    ['a zero-width space', 'ad\u200Ba@example.com'],
+    ['a zero-width joiner', 'ada\u200D@example.com'],
+    ['a right-to-left override', 'moc.elpmaxe@\u202Eada@example.com'],
+    ['an isolate', '\u2066ada@example.com'],
+    ['a right-to-left mark', 'ada\u200F@example.com'],
+    ['a soft hyphen', 'a\u00ADda@example.com'],
+    ['a byte order mark', 'ada\uFEFF@example.com'],
+    ['a Hangul filler', 'ada\u3164@example.com'],
+  ])('when the email holds %s, then sign-up is a 400 invalid_request that says so', async (_label, email) => {
+    const err = await apiErrorOf(accounts.signup(email, PASSWORD));
+    expect(err.toBody()).toEqual({ code: 'invalid_request', message: 'email must not contain invisible or bidirectional control characters.', status: 400 });
+  });
+
+  test('when an email is signed up in NFC and again in NFD, then the second is a 409 conflict, and either spelling signs in', async () => {
+    const composed = 'ren\u00e9e@example.com';
+    const decomposed = 'rene\u0301e@example.com';
+    const account = await accounts.signup(decomposed.toUpperCase(), PASSWORD);
+    expect(account.email).toBe(composed);
+    const err = await apiErrorOf(accounts.signup(composed, 'another good password'));
+    expect(err.toBody()).toEqual({ code: 'conflict', message: 'An account with this email already exists.', status: 409 });
+    await expect(accounts.authenticate(composed, PASSWORD)).resolves.toEqual(account);
+    await expect(accounts.authenticate(decomposed, PASSWORD)).resolves.toEqual(account);
+    const rows = await db.query<{ email: string }>('SELECT email FROM accounts.accounts WHERE email IN ($1, $2)', [composed, decomposed]);
+    expect(rows).toEqual([{ email: composed }]);
+  });
+
+  test('when a database holds emails in NFD, then migrating stores them in NFC unless another account holds that spelling', async () => {
+    const older = await createTestDatabase(kind);
+    const olderDb = await older.open();
+    try {
+      await migrate(olderDb, KEYS_SCHEMA, keysMigrations.slice(0, 2));
+      const insert = async (email: string) =>
+        (await olderDb.query<{ id: number }>(`INSERT INTO accounts.accounts (email, password_hash) VALUES ($1, 'x') RETURNING id`, [email]))[0]!.id;
+      const alone = await insert('jose\u0301@example.com');
+      const taken = await insert('rene\u0301@example.com');
+      const holder = await insert('ren\u00e9@example.com');
+      const firstSpelling = await insert('e\u0301\u0323@example.com');
+      const secondSpelling = await insert('e\u0323\u0301@example.com');
+      const ascii = await insert('plain@example.com');
+      await migrateKeys(olderDb);
+      const rows = await olderDb.query<{ id: number; email: string }>('SELECT id, email FROM accounts.accounts ORDER BY id');
+      expect(rows.map((r) => [Number(r.id), r.email])).toEqual([
+        [alone, 'jos\u00e9@example.com'],
+        [taken, 'rene\u0301@example.com'],
+        [holder, 'ren\u00e9@example.com'],
+        [firstSpelling, '\u1eb9\u0301@example.com'],
+        [secondSpelling, 'e\u0323\u0301@example.com'],
+        [ascii, 'plain@example.com'],
+      ]);
+    } finally {
+      await olderDb.close();
+      await older.destroy();
+    }
+  });
 
   test('when the right password is given, in any email case, then authenticate returns the account', async () => {
     const account = await accounts.authenticate(' GRACE@EXAMPLE.COM', PASSWORD);

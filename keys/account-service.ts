@@ -1,6 +1,6 @@
 import { ident, type Database } from '../db/database';
 import { ApiError } from '../lib/api-error';
-import { isOneLineText } from '../lib/plain-text';
+import { hasInvisibleCharacters, isOneLineText } from '../lib/plain-text';
 import { KEYS_SCHEMA } from './migrations';
 import { createPasswordHasher, passwordPolicyViolation, type PasswordHasher } from './password';
 
@@ -28,9 +28,9 @@ export const EMAIL_MAX_LENGTH = 254;
 // Deliberately simple: one @, no spaces, a dot in the domain. Deliverability is proven by mail, not by regex.
 const EMAIL_SHAPE = /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/;
 
-/** Lower-cased and trimmed: the form accounts are stored and looked up by. */
+/** Trimmed, lower-cased and in Unicode NFC (one spelling of "é", not two): the form accounts are stored and looked up by. */
 export function normalizeEmail(email: string): string {
-  return email.trim().toLowerCase();
+  return email.trim().toLowerCase().normalize('NFC');
 }
 
 export function isValidEmail(normalized: string): boolean {
@@ -54,6 +54,8 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
   return {
     async signup(rawEmail, password) {
       const email = normalizeEmail(rawEmail);
+      // Zero-width and direction characters would make a second account that looks like the first.
+      if (hasInvisibleCharacters(email)) throw new ApiError('invalid_request', 'email must not contain invisible or bidirectional control characters.');
       if (!isValidEmail(email)) throw new ApiError('invalid_request', 'email must be a valid email address of at most 254 characters.');
       const weakness = passwordPolicyViolation(password, email);
       if (weakness) throw new ApiError('weak_password', weakness);

@@ -54,6 +54,21 @@ export const keysMigrations: Migration[] = [
         ADD COLUMN last_deprecated_call_at timestamptz;
     `,
   },
+  {
+    // Emails are looked up in NFC from now on, so a stored non-NFC spelling becomes NFC. Where two
+    // accounts are spellings of one email (the look-alikes this closes), the one already in NFC, or
+    // else the oldest, gets it; the others stay as they are and can no longer sign in.
+    id: '0003_accounts_email_nfc',
+    sql: (s) => `
+      UPDATE ${s}.accounts a SET email = normalize(a.email, NFC)
+      WHERE a.id IN (
+          SELECT DISTINCT ON (normalize(email, NFC)) id FROM ${s}.accounts
+          WHERE email IS NOT NFC NORMALIZED
+          ORDER BY normalize(email, NFC), id
+        )
+        AND NOT EXISTS (SELECT 1 FROM ${s}.accounts b WHERE b.email = normalize(a.email, NFC));
+    `,
+  },
 ];
 
 /** Applies the keys migrations to their schema (idempotent, safe with several processes). */

@@ -131,6 +131,30 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
       expect(await jsonOf(res)).toEqual({ code: 'conflict', message: 'An account with this email already exists.', status: 409 });
     });
 
+    test('when an email is signed up in NFC and again in NFD, then the second is 409 conflict, and login works with either spelling', async () => {
+      const composed = 'z\u00f6e@example.com';
+      const decomposed = 'zo\u0308e@example.com';
+      const first = await signUp(composed);
+      expect(first.account.email).toBe(composed);
+      const again = await post('/signup', { email: decomposed, password: 'another fine password' });
+      expect(again.status).toBe(409);
+      expect(await jsonOf(again)).toEqual({ code: 'conflict', message: 'An account with this email already exists.', status: 409 });
+      for (const email of [decomposed, composed]) {
+        const res = await post('/login', { email, password: PASSWORD });
+        expect(res.status).toBe(200);
+        expect(await jsonOf(res)).toEqual(first.account);
+      }
+    });
+
+    test('when an email holds a zero-width space, then sign-up is 400 invalid_request and no account is made', async () => {
+      const accountCount = async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts.accounts'))[0]!.n;
+      const before = await accountCount();
+      const res = await post('/signup', { email: 'ad\u200Ba@example.com', password: PASSWORD });
+      expect(res.status).toBe(400);
+      expect(await jsonOf(res)).toEqual({ code: 'invalid_request', message: 'email must not contain invisible or bidirectional control characters.', status: 400 });
+      expect(await accountCount()).toBe(before);
+    });
+
     test('when the password is weak, then sign-up is 400 weak_password with the reason', async () => {
       const res = await post('/signup', { email: 'weak@example.com', password: 'password123' });
       expect(res.status).toBe(400);
