@@ -124,4 +124,10 @@ describe('parseConfig', () => {
     expect(parseConfig({ PASSWORD_ATTEMPTS_IN_FLIGHT_PER_IP: '4', PASSWORD_HASH_QUEUE: '0' })).toMatchObject({ passwordAttemptsInFlightPerIp: 4, passwordHashQueue: 0 });
     expect(() => parseConfig({ PASSWORD_ATTEMPTS_IN_FLIGHT_PER_IP: '0', PASSWORD_HASH_QUEUE: '-1' })).toThrow(/PASSWORD_ATTEMPTS_IN_FLIGHT_PER_IP:[\s\S]*PASSWORD_HASH_QUEUE:/);
   });
+
+  test('when MAX_KEYS_PER_ACCOUNT is unset, then an account may hold 20 active keys; when set, its value, and below 1 or not an integer is named', () => {
+    expect(parseConfig({}).maxKeysPerAccount).toBe(20);
+    expect(parseConfig({ MAX_KEYS_PER_ACCOUNT: '3' }).maxKeysPerAccount).toBe(3);
+    for (const bad of ['0', '-1', '2.5', 'many', '10001']) expect(() => parseConfig({ MAX_KEYS_PER_ACCOUNT: bad })).toThrow(/MAX_KEYS_PER_ACCOUNT:/);
+  });
 });

@@ -54,6 +54,7 @@ const envSchema = z.object({
   SHUTDOWN_TIMEOUT_MS: int(10_000, 0, 600_000),
   CIRCUIT_FAILURE_THRESHOLD: int(5, 1, 10_000),
   CIRCUIT_OPEN_MS: int(5000, 1, 600_000),
+  MAX_KEYS_PER_ACCOUNT: int(20, 1, 10_000),
   SESSION_SECRET: secret,
   KEY_HASH_SECRET: secret,
   PUBLIC_URL: optionalUrl(['http', 'https']),
@@ -112,6 +113,8 @@ export interface Config {
   readonly circuitFailureThreshold: number;
   /** How long an open circuit answers 503 before one probe request may reach the upstream. */
   readonly circuitOpenMs: number;
+  /** Active (neither revoked nor expired) API keys one account may hold. */
+  readonly maxKeysPerAccount: number;
   /** Undefined in development: generated into DATA_DIR by the composition root. */
   readonly sessionSecret?: string;
   readonly keyHashSecret?: string;
@@ -189,6 +192,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     shutdownTimeoutMs: e.SHUTDOWN_TIMEOUT_MS,
     circuitFailureThreshold: e.CIRCUIT_FAILURE_THRESHOLD,
     circuitOpenMs: e.CIRCUIT_OPEN_MS,
+    maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT,
     sessionSecret: e.SESSION_SECRET,
     keyHashSecret: e.KEY_HASH_SECRET,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),

@@ -165,6 +165,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
       db,
       hashSecret: secrets.keyHashSecret,
       revocations,
+      maxActiveKeysPerAccount: config.maxKeysPerAccount,
       now,
       onFlushError: (err) => logger.warn({ err }, 'could not record key usage; will retry'),
     });

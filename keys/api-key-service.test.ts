@@ -129,7 +129,9 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
 
   test('when many keys are issued, then keys, ids and prefixes do not repeat and every base64url character appears', async () => {
     const accountId = await newAccount();
-    const issued = await Promise.all(Array.from({ length: 100 }, (_, i) => service.issue(accountId, { name: `key ${i}` })));
+    const roomy = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, maxActiveKeysPerAccount: 100 });
+    const issued = await Promise.all(Array.from({ length: 100 }, (_, i) => roomy.issue(accountId, { name: `key ${i}` })));
+    await roomy.close();
     expect(new Set(issued.map((k) => k.key)).size).toBe(100);
     expect(new Set(issued.map((k) => k.id)).size).toBe(100);
     expect(new Set(issued.map((k) => k.prefix)).size).toBe(100);
@@ -189,6 +191,65 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
   test('when a key name has 100 characters and the lifetime is 3650 days, then it is accepted', async () => {
     const issued = await service.issue(await newAccount(), { name: 'n'.repeat(100), expiresInDays: 3650 });
     expect(issued.name).toHaveLength(100);
+  });
+
+  describe('keys per account', () => {
+    const capped = (max: number) => createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, maxActiveKeysPerAccount: max });
+    const activeRows = async (accountId: number) =>
+      (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts.api_keys WHERE account_id = $1 AND revoked_at IS NULL', [accountId]))[0]!.n;
+
+    test('when an account holds 20 active keys, then a 21st is a 409 conflict that says the limit and how to free a slot, and nothing is stored', async () => {
+      const accountId = await newAccount();
+      for (let i = 0; i < 20; i++) await service.issue(accountId, { name: `key ${i}` });
+      await expectApiError(
+        service.issue(accountId, { name: 'one too many', environment: 'staging' }),
+        'conflict',
+        'This account already has 20 active keys, the most it may hold; revoke one to create another.',
+      );
+      expect(await activeRows(accountId)).toBe(20);
+      // Another account is not held back by this one.
+      await expect(service.issue(await newAccount(), { name: 'elsewhere' })).resolves.toMatchObject({ name: 'elsewhere' });
+    });
+
+    test('when one key is revoked or has expired, then it frees its slot', async () => {
+      const limited = capped(2);
+      const accountId = await newAccount();
+      const first = await limited.issue(accountId, { name: 'first', expiresInDays: 1 });
+      const second = await limited.issue(accountId, { name: 'second' });
+      await expectApiError(limited.issue(accountId, { name: 'third' }), 'conflict', 'This account already has 2 active keys, the most it may hold; revoke one to create another.');
+      await limited.revoke(accountId, second.id);
+      const third = await limited.issue(accountId, { name: 'third' });
+      await expectApiError(limited.issue(accountId, { name: 'fourth' }), 'conflict');
+      clock = new Date(first.expiresAt!.getTime());
+      const fourth = await limited.issue(accountId, { name: 'fourth' });
+      expect(Object.fromEntries((await limited.list(accountId)).map((k) => [k.id, k.status]))).toEqual({
+        [first.id]: 'expired',
+        [second.id]: 'revoked',
+        [third.id]: 'active',
+        [fourth.id]: 'active',
+      });
+      await limited.close();
+    });
+
+    test('when 12 keys are issued for one account at once, then exactly the cap of 5 are created and 7 are refused', async () => {
+      const limited = capped(5);
+      const other = capped(5);
+      const accountId = await newAccount();
+      // Two services, as two gateway processes would be, sharing one database.
+      const outcomes = await Promise.allSettled(Array.from({ length: 12 }, (_, i) => (i % 2 ? other : limited).issue(accountId, { name: `parallel ${i}` })));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5);
+      const refusals = outcomes.flatMap((o) => (o.status === 'rejected' ? [(o.reason as ApiError).toBody()] : []));
+      expect(refusals).toEqual(
+        Array.from({ length: 7 }, () => ({ code: 'conflict', message: 'This account already has 5 active keys, the most it may hold; revoke one to create another.', status: 409 })),
+      );
+      expect(await activeRows(accountId)).toBe(5);
+      await limited.close();
+      await other.close();
+    });
+
+    test('when the cap is not a whole number of at least 1, then the service refuses to start', () => {
+      for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => capped(bad)).toThrow('at least 1');
+    });
   });
 
   test('when a key is verified, then the result names the key, account and environment', async () => {

@@ -18,6 +18,8 @@ export const KEY_RANDOM_BYTES = 32;
 export const VISIBLE_RANDOM_CHARS = 6;
 export const KEY_NAME_MAX_LENGTH = 100;
 export const MAX_EXPIRES_IN_DAYS = 3650;
+/** Active keys (neither revoked nor expired) an account may hold unless the deps say otherwise. */
+export const DEFAULT_MAX_ACTIVE_KEYS_PER_ACCOUNT = 20;
 
 const KEY_SHAPE = /^asg_(prod|stag)_[A-Za-z0-9_-]{43}$/;
 const KEY_ID_SHAPE = /^key_[A-Za-z0-9_-]{16}$/;
@@ -79,6 +81,7 @@ export interface KeyUsage {
 }
 
 export interface ApiKeyService {
+  /** 409 `conflict` when the account already holds its most active keys. */
   issue(accountId: number, input: IssueKeyInput): Promise<IssuedKey>;
   /** Newest first, revoked and expired keys included (with their status). */
   list(accountId: number): Promise<KeySummary[]>;
@@ -106,6 +109,8 @@ export interface ApiKeyServiceDeps {
   hashSecret: string;
   /** Told about every revocation so key caches drop the key. */
   revocations: RevocationBus;
+  /** Active keys an account may hold; issuing one more is a 409 `conflict`. Default 20. */
+  maxActiveKeysPerAccount?: number;
   now?: () => Date;
   /** How often pending usage (counts, last-used times) is written. Default 5000 ms. */
   flushIntervalMs?: number;
@@ -164,6 +169,9 @@ function readExpiresInDays(value: unknown): number | null {
 
 const notFound = () => new ApiError('not_found', 'No API key with this id exists in your account.');
 
+const tooManyKeys = (max: number) =>
+  new ApiError('conflict', `This account already has ${max} active ${max === 1 ? 'key' : 'keys'}, the most it may hold; revoke one to create another.`);
+
 interface KeyRow {
   id: string;
   account_id: number;
@@ -186,11 +194,14 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
   const { db, revocations } = deps;
   const now = deps.now ?? (() => new Date());
   const flushIntervalMs = deps.flushIntervalMs ?? 5000;
+  const maxActiveKeys = deps.maxActiveKeysPerAccount ?? DEFAULT_MAX_ACTIVE_KEYS_PER_ACCOUNT;
+  if (!Number.isSafeInteger(maxActiveKeys) || maxActiveKeys < 1) throw new Error('The most active keys per account must be a whole number of at least 1');
   const onFlushError = deps.onFlushError ?? (() => {});
   if (typeof deps.hashSecret !== 'string' || deps.hashSecret.length < MIN_SECRET_LENGTH) {
     throw new Error(`The key hash secret must be at least ${MIN_SECRET_LENGTH} characters long`);
   }
   const table = `${ident(KEYS_SCHEMA)}.api_keys`;
+  const accounts = `${ident(KEYS_SCHEMA)}.accounts`;
   const hash = createKeyHasher(deps.hashSecret);
 
   const findByHash = async (keyHash: string): Promise<KeyRecord | null> => {
@@ -218,11 +229,20 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       const id = `key_${randomBytes(12).toString('base64url')}`;
       const createdAt = now();
       const expiresAt = expiresInDays === null ? null : new Date(createdAt.getTime() + expiresInDays * DAY_MS);
-      await db.query(
-        `INSERT INTO ${table} (id, account_id, name, environment, prefix, hash, created_at, expires_at)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-        [id, accountId, name, environment, prefix, hash(key), createdAt, expiresAt],
-      );
+      await db.transaction(async (tx) => {
+        // Locking the account row makes parallel issues for one account count one after another; NO KEY lets sessions still reference it.
+        await tx.query(`SELECT id FROM ${accounts} WHERE id = $1 FOR NO KEY UPDATE`, [accountId]);
+        const [held] = await tx.query<{ active: number }>(
+          `SELECT count(*)::int AS active FROM ${table} WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
+          [accountId, createdAt],
+        );
+        if (held!.active >= maxActiveKeys) throw tooManyKeys(maxActiveKeys);
+        await tx.query(
+          `INSERT INTO ${table} (id, account_id, name, environment, prefix, hash, created_at, expires_at)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+          [id, accountId, name, environment, prefix, hash(key), createdAt, expiresAt],
+        );
+      });
       return { id, name, prefix, environment, createdAt, expiresAt, key };
     },
 
