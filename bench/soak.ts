@@ -139,6 +139,8 @@ async function main() {
       RATE_LIMIT_PER_MINUTE: String(budget.quotaPerMinute),
       // All traffic comes from 127.0.0.1: the bad-key requests must stay 401, not meet the per-IP budget.
       ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1000000',
+      // One account holds every soak key (the over-limit one too), more than the default cap of 20.
+      MAX_KEYS_PER_ACCOUNT: String(budget.productionKeys + budget.stagingKeys + 1),
     });
     const readyOutput = gw.output().length;
     const keys = await prepare(gw, budget);
