@@ -44,6 +44,8 @@ export interface ApiPipelineOptions {
   /** Per client IP, for requests without a valid key. */
   anonymousLimiter: RateLimiter;
   clientIp: (req: IncomingMessage) => string;
+  /** What the anonymous limiter counts a client by: its address, IPv6 by its /64. */
+  clientKey: (req: IncomingMessage) => string;
   /** Undefined when CACHE_TTL_SECONDS=0: no cache step at all. */
   cache?: ListCache;
   /** Origins whose pages may call the API from a browser (CORS): PUBLIC_URL's and the gateway's own. */
@@ -84,7 +86,7 @@ export function createApiPipeline(o: ApiPipelineOptions) {
       cors({ allowedOrigins: o.corsOrigins }),
       matchRoute(o.operations),
       deprecationHeaders({ noticeUrl: `${o.publicUrl}/portal/deprecations` }),
-      authenticate({ keys: o.keys, anonymousLimiter: o.anonymousLimiter, clientIp: o.clientIp, metrics: o.metrics, usage: o.usage }),
+      authenticate({ keys: o.keys, anonymousLimiter: o.anonymousLimiter, clientKey: o.clientKey, metrics: o.metrics, usage: o.usage }),
       ...(cache ? [cache.prefetch] : []),
       rateLimitPerKey(o.rateLimiter, o.metrics),
       refuseUnknownRoute({ now: () => o.now().getTime() }),

@@ -1,6 +1,6 @@
 import { Socket } from 'node:net';
 import { IncomingMessage } from 'node:http';
-import { clientIp, normalizeAddress } from './client-ip';
+import { clientIp, clientKey, limitKey, normalizeAddress } from './client-ip';
 
 function request(remoteAddress: string, headers: Record<string, string | string[]> = {}): IncomingMessage {
   const socket = new Socket();
@@ -40,5 +40,25 @@ describe('client address', () => {
     ['500 characters of no address', 'x'.repeat(500), 'x'.repeat(64)],
   ])('when a proxy writes %s, then the limiters see one bounded spelling', (_label, written, address) => {
     expect(normalizeAddress(written)).toBe(address);
+  });
+});
+
+describe('limit key', () => {
+  test.each([
+    ['an IPv4 address', '203.0.113.7', '203.0.113.7'],
+    ['a full IPv6 address', '2001:db8:aaaa:bbbb:1:2:3:4', '2001:db8:aaaa:bbbb::/64'],
+    ['a compressed IPv6 address', '2001:db8::1', '2001:db8:0:0::/64'],
+    ['another address in the same /64', '2001:db8:0:0:ffff::2', '2001:db8:0:0::/64'],
+    ['leading zeros', '2001:0db8:0000:00ab::9', '2001:db8:0:ab::/64'],
+    ['the loopback', '::1', '0:0:0:0::/64'],
+    ['an IPv4-embedded IPv6 address', '64:ff9b::198.51.100.1', '64:ff9b:0:0::/64'],
+    ['what a proxy wrote that is no address', 'unknown', 'unknown'],
+  ])('when the client is %s, then it is counted as %s', (_label, address, key) => {
+    expect(limitKey(address)).toBe(key);
+  });
+
+  test('when one IPv6 client rotates addresses inside its /64, then every limiter counts it once', () => {
+    expect(clientKey(request('2001:db8:1:2::a'), false)).toBe(clientKey(request('2001:db8:1:2:ffff:ffff:ffff:ffff'), false));
+    expect(clientKey(request('10.0.0.1', { 'x-forwarded-for': '2001:db8:1:2::a' }), true)).toBe('2001:db8:1:2::/64');
   });
 });

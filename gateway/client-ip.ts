@@ -7,7 +7,7 @@ const MAPPED_IPV4 = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i;
 const WITH_PORT = /^(?:\[([^\]]+)\]|(\d{1,3}(?:\.\d{1,3}){3})):\d{1,5}$/;
 
 /**
- * The client's address, the one every limiter keys on. Behind a load balancer (`TRUST_PROXY=true`)
+ * The client's address. Behind a load balancer (`TRUST_PROXY=true`)
  * it is the last `X-Forwarded-For` entry — the one our own proxy appended, which a client cannot
  * forge (entries to its left are the client's to write); otherwise the socket's address.
  */
@@ -38,4 +38,22 @@ export function normalizeAddress(address: string): string {
   const mapped = MAPPED_IPV4.exec(ip);
   if (mapped) return mapped[1]!;
   return ip.includes(':') ? ip.toLowerCase() : ip;
+}
+
+/**
+ * What limits count one client by: its address, or for IPv6 its /64, since one subscriber
+ * holds a whole /64 and would otherwise get a fresh budget for every address in it.
+ */
+export function limitKey(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const [head = '', tail = ''] = address.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = address.includes('::') ? [...left, ...Array<string>(8 - left.length - right.length).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
+/** The key every limiter of a request counts it under: its client address (clientIp), IPv6 by its /64. */
+export function clientKey(req: IncomingMessage, trustProxy: boolean): string {
+  return limitKey(clientIp(req, trustProxy));
 }

@@ -108,6 +108,12 @@ describe('parseConfig', () => {
     expect(() => parseConfig(bad)).toThrow(/MAX_CONNECTIONS:[\s\S]*MAX_CONNECTIONS_PER_CLIENT:[\s\S]*KEEP_ALIVE_TIMEOUT_MS:[\s\S]*HEADERS_TIMEOUT_MS:/);
   });
 
+  test('when no REQUEST_TIMEOUT_MS or SOCKET_TIMEOUT_MS is set, then a request has 30 s to arrive and a connection on which nothing moves lives 30 s; bad ones are named', () => {
+    expect(parseConfig({})).toMatchObject({ requestTimeoutMs: 30_000, socketTimeoutMs: 30_000 });
+    expect(parseConfig({ REQUEST_TIMEOUT_MS: '5000', SOCKET_TIMEOUT_MS: '2000' })).toMatchObject({ requestTimeoutMs: 5000, socketTimeoutMs: 2000 });
+    expect(() => parseConfig({ REQUEST_TIMEOUT_MS: '99', SOCKET_TIMEOUT_MS: '999' })).toThrow(/REQUEST_TIMEOUT_MS:[\s\S]*SOCKET_TIMEOUT_MS:/);
+  });
+
   test('when no CIRCUIT_* is set, then an upstream circuit opens after 5 consecutive failures for 5 s', () => {
     expect(parseConfig({})).toMatchObject({ circuitFailureThreshold: 5, circuitOpenMs: 5000 });
   });

@@ -75,6 +75,8 @@ const envSchema = z.object({
   MAX_CONNECTIONS_PER_CLIENT: int(512, 1, 1_000_000),
   KEEP_ALIVE_TIMEOUT_MS: int(5000, 100, 600_000),
   HEADERS_TIMEOUT_MS: int(10_000, 100, 120_000),
+  REQUEST_TIMEOUT_MS: int(30_000, 100, 600_000),
+  SOCKET_TIMEOUT_MS: int(30_000, 1000, 3_600_000),
 });
 
 export interface Config {
@@ -135,6 +137,10 @@ export interface Config {
   readonly keepAliveTimeoutMs: number;
   /** How long a connection may take to send a request's headers (408 after). */
   readonly headersTimeoutMs: number;
+  /** How long a request, headers and body, may take to arrive (408 after); a body sent a byte at a time holds a connection no longer. */
+  readonly requestTimeoutMs: number;
+  /** A connection on which nothing moves for this long is closed: a client that stops reading its response holds it no longer. */
+  readonly socketTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -205,5 +211,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     maxConnectionsPerClient: e.MAX_CONNECTIONS_PER_CLIENT,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
     headersTimeoutMs: e.HEADERS_TIMEOUT_MS,
+    requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    socketTimeoutMs: e.SOCKET_TIMEOUT_MS,
   });
 }

@@ -29,7 +29,7 @@ import { createApiPipeline } from './api-pipeline';
 import { createMemoryListCache } from './cache/memory-list-cache';
 import { createRedisListCache } from './cache/redis-list-cache';
 import { createTurnEnd } from './turn-end';
-import { clientIp } from './client-ip';
+import { clientIp, clientKey } from './client-ip';
 import type { Config } from './config';
 import { secureDataDir } from './data-dir';
 import { loadOrCreateDevSecrets } from './dev-secrets';
@@ -181,6 +181,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     // One hop, as clientIp trusts: req.ip and req.protocol then come from what our own proxy wrote.
     app.set('trust proxy', config.trustProxy ? 1 : false);
     const clientIpOf = (req: IncomingMessage) => clientIp(req, config.trustProxy);
+    const clientKeyOf = (req: IncomingMessage) => clientKey(req, config.trustProxy);
 
     // The bound port is known only after listen; links need it when PUBLIC_URL is unset.
     // Host is checked by the front handler, which answers a request without one with an Error body (malformed-requests.ts).
@@ -188,10 +189,13 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
       requireHostHeader: false,
       keepAliveTimeout: config.keepAliveTimeoutMs,
       headersTimeout: config.headersTimeoutMs,
-      requestTimeout: 120_000,
+      // Node refuses a request deadline shorter than the headers' one: a request includes its headers.
+      requestTimeout: Math.max(config.requestTimeoutMs, config.headersTimeoutMs),
       // Node checks header and request deadlines this often (30 s by default): a silent socket would live that much longer.
       connectionsCheckingInterval: Math.min(1000, config.headersTimeoutMs),
     });
+    // A socket quiet while its request waits for the upstream is not stalled: never cut one before the upstream timeout.
+    server.timeout = Math.max(config.socketTimeoutMs, config.upstreamTimeoutMs + 1000);
     // Behind a trusted proxy every socket is the proxy's: a per-address cap would cap all clients together.
     limitConnections(server, { maxConnections: config.maxConnections, maxPerAddress: config.trustProxy ? undefined : config.maxConnectionsPerClient, logger });
     answerMalformedRequests(server, refusedEarly);
@@ -249,6 +253,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         rateLimiter,
         anonymousLimiter,
         clientIp: clientIpOf,
+        clientKey: clientKeyOf,
         cache,
         corsOrigins,
         logger,
@@ -290,7 +295,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
         apiKeys,
         loginLimiter: createLoginLimiter(portalLimits),
         signupLimiter: createSignupLimiter(portalLimits),
-        clientIp: clientIpOf,
+        clientKey: clientKeyOf,
         publicUrl,
         clock: now,
         logger,

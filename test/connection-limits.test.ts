@@ -83,10 +83,74 @@ describe('connection limits', () => {
     });
   });
 
+  describe('with every connection busy (caps 6 in all, 4 per client)', () => {
+    let gw: TestGateway;
+    const opened: IdleSocket[] = [];
+    beforeAll(async () => {
+      const env = { MAX_CONNECTIONS: '6', MAX_CONNECTIONS_PER_CLIENT: '4', HEADERS_TIMEOUT_MS: '60000', REQUEST_TIMEOUT_MS: '60000' };
+      gw = await startTestGateway({ env });
+    });
+    afterAll(async () => {
+      for (const { socket } of opened) socket.destroy();
+      await gw?.stop();
+    });
+
+    /** A connection whose request is in progress: its body is promised and never comes. */
+    const openBusy = async (localAddress: string) => {
+      const busy = await openIdle(gw.url, localAddress);
+      busy.socket.write('POST /portal/api/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{');
+      opened.push(busy);
+      return busy;
+    };
+
+    test('when every place is held by a request in progress, then a new client still gets in, in place of the oldest connection of the client holding the most', async () => {
+      const heavy: IdleSocket[] = [];
+      for (let i = 0; i < 4; i++) heavy.push(await openBusy('127.0.0.3'));
+      const light = [await openBusy('127.0.0.4'), await openBusy('127.0.0.4')];
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect([...heavy, ...light].filter((s) => s.closed)).toHaveLength(0);
+
+      expect(await healthFrom(gw.url, '127.0.0.2')).toBe(200);
+      await until('the heavy client\'s oldest connection to be closed', () => heavy[0]!.closed, 3000);
+      expect(heavy.filter((s) => s.closed)).toHaveLength(1);
+      expect(light.filter((s) => s.closed)).toHaveLength(0);
+    });
+  });
+
+  describe('with a 1 s socket timeout', () => {
+    let gw: TestGateway;
+    beforeAll(async () => {
+      // The socket timeout never cuts a request waiting for its upstream, so the upstream's is lowered too.
+      gw = await startTestGateway({ env: { SOCKET_TIMEOUT_MS: '1000', UPSTREAM_TIMEOUT_MS: '500' } });
+    });
+    afterAll(() => gw?.stop());
+
+    test('when a client stops reading its responses, then the gateway closes the connection once nothing has moved for SOCKET_TIMEOUT_MS', async () => {
+      const reader = await openIdle(gw.url, '127.0.0.1');
+      reader.socket.pause();
+      // Far more than the socket buffers hold, pipelined: the gateway's writes stall.
+      const requests = 2000;
+      reader.socket.write('GET /openapi.json HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(requests));
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      // A paused socket does not see the close: read what was sent before it.
+      let received = '';
+      reader.socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
+      reader.socket.resume();
+      try {
+        await until('the stalled connection to be closed', () => reader.closed, 5000);
+      } finally {
+        reader.socket.destroy();
+      }
+      const answered = received.split('HTTP/1.1 200 OK').length - 1;
+      expect(answered).toBeGreaterThan(0);
+      expect(answered).toBeLessThan(requests);
+    });
+  });
+
   describe('with 1 s timeouts', () => {
     let gw: TestGateway;
     beforeAll(async () => {
-      gw = await startTestGateway({ env: { HEADERS_TIMEOUT_MS: '1000', KEEP_ALIVE_TIMEOUT_MS: '1000' } });
+      gw = await startTestGateway({ env: { HEADERS_TIMEOUT_MS: '1000', KEEP_ALIVE_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '1000' } });
     });
     afterAll(() => gw?.stop());
 
@@ -100,6 +164,13 @@ describe('connection limits', () => {
 
     test('when a connection never sends a request, then the gateway answers 408 and closes it once HEADERS_TIMEOUT_MS has passed', async () => {
       const answer = await sendRaw(gw.url, '', 4000);
+      expect(answer.status).toBe(408);
+      expect(JSON.parse(answer.body)).toEqual({ code: 'request_timeout', message: 'The request did not arrive in time.', status: 408 });
+    });
+
+    test('when a request body arrives no further, then the gateway answers 408 and closes the connection once REQUEST_TIMEOUT_MS has passed', async () => {
+      const head = 'POST /portal/api/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{';
+      const answer = await sendRaw(gw.url, head, 4000);
       expect(answer.status).toBe(408);
       expect(JSON.parse(answer.body)).toEqual({ code: 'request_timeout', message: 'The request did not arrive in time.', status: 408 });
     });

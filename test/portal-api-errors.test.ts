@@ -10,7 +10,7 @@ import { migrateKeys } from '../keys/migrations';
 import { createLocalRevocationBus } from '../keys/revocation-bus';
 import { createSessionService } from '../keys/session-service';
 import { createPortalApiRouter } from '../portal/api/router';
-import { clientIp } from '../gateway/client-ip';
+import { clientKey } from '../gateway/client-ip';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from './support/databases';
 import { jsonOf } from './support/http';
 
@@ -52,7 +52,7 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
         apiKeys,
         loginLimiter: createLoginLimiter(),
         signupLimiter: createSignupLimiter(),
-        clientIp: (req) => clientIp(req, false),
+        clientKey: (req) => clientKey(req, false),
         publicUrl: PUBLIC_URL,
       }),
     );
@@ -218,7 +218,7 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
           apiKeys,
           loginLimiter: createLoginLimiter(),
           signupLimiter: createSignupLimiter(),
-          clientIp: (req) => clientIp(req, false),
+          clientKey: (req) => clientKey(req, false),
           publicUrl: PUBLIC_URL,
           logger: { error: (obj) => logged.push(obj) },
         }),

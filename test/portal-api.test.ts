@@ -11,7 +11,7 @@ import { migrateKeys } from '../keys/migrations';
 import { createLocalRevocationBus } from '../keys/revocation-bus';
 import { createSessionService } from '../keys/session-service';
 import { createPortalApiRouter } from '../portal/api/router';
-import { clientIp } from '../gateway/client-ip';
+import { clientKey } from '../gateway/client-ip';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from './support/databases';
 import { jsonOf } from './support/http';
 
@@ -84,7 +84,7 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
       apiKeys,
       loginLimiter: createLoginLimiter(),
       signupLimiter: createSignupLimiter(),
-      clientIp: (req: IncomingMessage) => clientIp(req, false),
+      clientKey: (req: IncomingMessage) => clientKey(req, false),
       clock: now,
     };
     portal = await startPortal({ ...deps, publicUrl: 'http://portal.test:8080' });
@@ -237,7 +237,7 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
         apiKeys,
         loginLimiter: createLoginLimiter(),
         signupLimiter: createSignupLimiter({ maxPerIp: 2 }),
-        clientIp: (req) => clientIp(req, false),
+        clientKey: (req) => clientKey(req, false),
         clock: now,
         publicUrl: 'http://portal.test:8080',
       });

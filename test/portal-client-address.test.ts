@@ -58,4 +58,14 @@ describe('portal sign-in limits behind a trusted proxy', () => {
     expect(await jsonOf(refused)).toEqual({ code: 'rate_limited', message: 'Too many sign-ups from your network. Try again in 60 minutes.', status: 429 });
     expect((await post('signup', { email: 'spray-other@example.com', password: PASSWORD }, '203.0.113.21')).status).toBe(201);
   });
+
+  test('when an IPv6 client rotates addresses inside its /64, then its sign-ups share one allowance, and the next /64 has its own', async () => {
+    for (let i = 0; i < 20; i++) {
+      expect((await post('signup', { email: `v6spray${i}@example.com`, password: 'short' }, `2001:db8:77:1::${(i + 1).toString(16)}`)).status).toBe(400);
+    }
+    const refused = await post('signup', { email: 'v6-last@example.com', password: PASSWORD }, '2001:db8:77:1:ffff:ffff:ffff:fffe');
+    expect(refused.status).toBe(429);
+    expect(await jsonOf(refused)).toEqual({ code: 'rate_limited', message: 'Too many sign-ups from your network. Try again in 60 minutes.', status: 429 });
+    expect((await post('signup', { email: 'v6-next@example.com', password: PASSWORD }, '2001:db8:77:2::1')).status).toBe(201);
+  });
 });

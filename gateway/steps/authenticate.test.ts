@@ -19,7 +19,7 @@ function setUp() {
       check: (keyHash): KeyCheck => (keyHash === `hash-of-${KEY_A}` ? { valid: true, keyId: 'key_a', accountId: 1 } : { valid: false, code: 'NOT_FOUND' }),
     },
     anonymousLimiter: createRateLimiter({ name: 'anonymous', quota: 100, windowSeconds: 60, keyPrefix: 'ip' }),
-    clientIp: () => '127.0.0.1',
+    clientKey: () => '127.0.0.1',
     metrics: createPrometheusMetrics({ defaultMetrics: false }).metrics,
     usage: { recordUse: () => {} },
   });

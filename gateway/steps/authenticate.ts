@@ -42,7 +42,8 @@ export interface AuthenticateOptions {
   keys: KeyChecker;
   /** Budget per client IP for requests without a valid key, so guessing keys is slow. */
   anonymousLimiter: RateLimiter;
-  clientIp: (req: IncomingMessage) => string;
+  /** What the anonymous budget counts a client by (client-ip.ts `clientKey`). */
+  clientKey: (req: IncomingMessage) => string;
   metrics: Pick<GatewayMetrics, 'rateLimited'>;
   usage: UsageRecorder;
 }
@@ -51,7 +52,7 @@ export interface AuthenticateOptions {
  * `Authorization: Bearer <key>` (scheme case-insensitive) or 401; the key's outcome comes back
  * as a result, not an exception. Refusals count against the caller's IP: past its budget, 429.
  */
-export function authenticate({ keys, anonymousLimiter, clientIp, metrics, usage }: AuthenticateOptions): Step {
+export function authenticate({ keys, anonymousLimiter, clientKey, metrics, usage }: AuthenticateOptions): Step {
   const anonymousPolicy = policyHeader(anonymousLimiter);
   // A client sends the same key on every request of a keep-alive connection: the header's hash is
   // kept with the connection (and dies with it), so the keyed hash runs once per connection and key.
@@ -68,7 +69,7 @@ export function authenticate({ keys, anonymousLimiter, clientIp, metrics, usage 
   };
 
   const refuse = (req: GatewayRequest, next: Next, error: ApiError) =>
-    whenReady(anonymousLimiter.consume(clientIp(req)), req, next, (refused, done, decision) => {
+    whenReady(anonymousLimiter.consume(clientKey(req)), req, next, (refused, done, decision) => {
       if (!decision.allowed) metrics.rateLimited('anonymous');
       applyRateLimit(refused.ctx.headers, anonymousLimiter, anonymousPolicy, decision);
       done(error);

@@ -19,8 +19,8 @@ export interface PortalApiDeps {
   apiKeys: Pick<ApiKeyService, 'issue' | 'list' | 'revoke'>;
   loginLimiter: LoginLimiter;
   signupLimiter: SignupLimiter;
-  /** The client address the limiters key on: the gateway's one function for it (the socket, or the trusted proxy's entry). */
-  clientIp: (req: IncomingMessage) => string;
+  /** What the limiters count a client by: the gateway's one function for it (the socket or the trusted proxy's entry, IPv6 by its /64). */
+  clientKey: (req: IncomingMessage) => string;
   /** The portal's public base URL: its origin is allowed for state-changing requests; https → `Secure` cookie. */
   publicUrl: string;
   clock?: () => Date;
@@ -78,7 +78,7 @@ function onlyMethods(...methods: string[]): RequestHandler {
  * state-changing requests only from the portal's own origin; every error an Error body.
  */
 export function createPortalApiRouter(deps: PortalApiDeps): Router {
-  const { accounts, sessions, apiKeys, loginLimiter, signupLimiter, clientIp } = deps;
+  const { accounts, sessions, apiKeys, loginLimiter, signupLimiter, clientKey } = deps;
   const clock = deps.clock ?? (() => new Date());
   const cookieOptions = sessionCookieOptions(deps.publicUrl);
   const json = jsonBody({ limitBytes: PORTAL_API_BODY_LIMIT_BYTES });
@@ -111,7 +111,7 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
     .route('/signup')
     .post(json, async function signup(req, res) {
       const fields = readFields(req.body, ['email', 'password']);
-      const attempt = await signupLimiter.admit(clientIp(req));
+      const attempt = await signupLimiter.admit(clientKey(req));
       let account: Account;
       try {
         account = await accounts.signup(requiredString(fields, 'email'), requiredString(fields, 'password'));
@@ -129,7 +129,7 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
       const fields = readFields(req.body, ['email', 'password']);
       const email = requiredString(fields, 'email');
       const password = requiredString(fields, 'password');
-      const attempt = await loginLimiter.begin(email, clientIp(req));
+      const attempt = await loginLimiter.begin(email, clientKey(req));
       let account: Account | null;
       try {
         account = await accounts.authenticate(email, password);
