@@ -63,6 +63,7 @@ export function createFrontHandler(
           cacheLookup: undefined,
           body: undefined,
           onUpstreamResponse: undefined,
+          sharedFill: false,
           upstreamCall: undefined,
         };
         mount.run(gw, res);

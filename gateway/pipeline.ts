@@ -37,6 +37,8 @@ export interface RequestContext {
    * cache stores it; a create invalidates the cache first, for read-your-writes).
    */
   onUpstreamResponse?: (upstream: UpstreamResponse) => Promise<void>;
+  /** Its answer will be stored for every key (a list-cache fill): the upstream learns no caller and no client header. */
+  sharedFill: boolean;
   /** The request's one call to its upstream, once the proxy step has handed it off. */
   upstreamCall?: UpstreamCall;
 }

@@ -6,6 +6,13 @@ const INVISIBLE = ['\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF', '\u3164', '
 const hex = (c: string) => `U+${c.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
 describe('plain text', () => {
+  test('when a name holds a line or paragraph separator (U+2028, U+2029), then it is refused like any line break; a message may hold them', () => {
+    for (const c of ['\u2028', '\u2029']) {
+      expect(oneLineTextProblem(`Rex${c}Two`)).toBe('control');
+      expect(textProblem(`line one${c}line two`)).toBeUndefined();
+    }
+  });
+
   test('when a name or message has letters, emoji, joiners inside and right-to-left marks, then it is accepted', () => {
     for (const value of ['Rex 🐶 Ünal', 'Family 👨\u200D👩\u200D👧', 'می\u200Cخواهم', 'שלום\u200F (2)', 'abc\u061C', 'e\u0301']) {
       expect(oneLineTextProblem(value)).toBeUndefined();

@@ -6,8 +6,11 @@
  * order than it is stored ("Trojan Source"), and a value nobody can see.
  */
 
-/** Control characters (C0, DEL, C1) and unpaired surrogates (`\p{Cs}` matches only those under the `u` flag). */
-const NOT_ONE_LINE = /[\p{Cc}\p{Cs}]/u;
+/**
+ * Control characters (C0, DEL, C1), unpaired surrogates (`\p{Cs}` matches only those under the
+ * `u` flag), and the line and paragraph separators U+2028 and U+2029, line breaks by another name.
+ */
+const NOT_ONE_LINE = /[\p{Cc}\p{Cs}\u2028\u2029]/u;
 /** The same, but tab, line feed and carriage return are part of a text. */
 const NOT_TEXT = /(?![\t\n\r])[\p{Cc}\p{Cs}]/u;
 /**

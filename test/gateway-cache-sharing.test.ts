@@ -203,7 +203,7 @@ describe.each(['memory', 'redis'] as const)('what the GET /pets cache shares bet
     expect(b.body.toString()).toBe(petsFor(String(list.received()[1]!.headers['x-consumer-id'])));
   });
 
-  test('when the client filling the entry sends representation, conditional and cookie headers, then none reaches the upstream, and other keys get the answer meant for anyone', async () => {
+  test('when the client filling the entry sends representation, conditional, cookie and its own headers, then none reaches the upstream, nor who it is, and other keys get the answer meant for anyone', async () => {
     // An upstream that picks a language without saying Vary: only the gateway can keep it from choosing for everyone.
     const list = listAnswered((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(petsFor(String(req.headers['accept-language'] ?? 'Rex'))));
     const clientHeaders = {
@@ -217,15 +217,28 @@ describe.each(['memory', 'redis'] as const)('what the GET /pets cache shares bet
       pragma: 'no-cache',
       prefer: 'return=minimal',
       range: 'bytes=0-3',
+      'x-tenant': 'of-a',
+      'user-agent': 'client-a/1.0',
     };
     expect((await list.get(keyA, clientHeaders)).status).toBe(200);
     const sent = list.received()[0]!.headers;
     for (const name of Object.keys(clientHeaders)) expect([name, sent[name]]).toEqual([name, undefined]);
     expect(sent['accept-encoding']).toBe('identity');
+    // Nor who asked: an upstream cannot tailor a shared answer to the filling key or its address.
+    for (const name of ['x-consumer-id', 'x-api-key-id', 'x-forwarded-for', 'x-real-ip']) expect([name, sent[name]]).toEqual([name, undefined]);
 
     const b = await list.get(keyB, { 'accept-language': 'de' });
     expect(b.headers['x-cache']).toBe('HIT');
     expect(b.body.toString()).toBe(PLAIN);
     expect(list.received()).toHaveLength(1);
+  });
+
+  test('when the upstream tailors a list to the caller it is told of, without saying so, then a fill tells it of none: no key is served another account\'s list', async () => {
+    const list = listAnswered((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(petsFor(`for ${String(req.headers['x-consumer-id'] ?? 'anyone')}`)));
+    const a = await list.get(keyA);
+    expect(a.body.toString()).toBe(petsFor('for anyone'));
+    const b = await list.get(keyB);
+    expect(b.headers['x-cache']).toBe('HIT');
+    expect(b.body.toString()).toBe(petsFor('for anyone'));
   });
 });

@@ -4,31 +4,7 @@
  * hit costs nothing more.
  */
 
-/**
- * Request headers that pick a representation, make the request conditional or partial, or carry
- * the client's own state. A request that fills the cache goes upstream without them, so no
- * client chooses what other keys receive.
- */
-export const CLIENT_SHAPING_HEADERS = [
-  'accept',
-  'accept-charset',
-  'accept-language',
-  'cache-control',
-  'cookie',
-  'if-match',
-  'if-modified-since',
-  'if-none-match',
-  'if-range',
-  'if-unmodified-since',
-  'pragma',
-  'prefer',
-  'range',
-] as const;
-
-/** What a filling request asks for instead of the client's Accept-Encoding: an absent one would accept any coding (RFC 9110 §12.5.3). */
-export const FILL_ACCEPT_ENCODING = 'identity';
-
-/** The only request header the list cache lets an entry vary on: the gateway pins it for every fill. */
+/** The only request header the list cache lets an entry vary on: the gateway pins it to identity for every fill (upstream-request-headers.ts). */
 const VARY_PINNED_BY_GATEWAY = new Set(['accept-encoding']);
 
 /** Directives that forbid a shared cache to store the answer, or to replay it without asking the upstream again. */

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../lib/logger';
 import { createOutageLog } from '../../lib/outage-log';
 import { normalisedQueryKey, type CacheLookup, type CachedResponse, type ListCache } from '../cache/list-cache';
-import { CLIENT_SHAPING_HEADERS, FILL_ACCEPT_ENCODING, unshareableReason } from '../cache/shareable-response';
+import { unshareableReason } from '../cache/shareable-response';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { ApiOperation } from '../../openapi/operations';
 import type { GatewayRequest, Next, Step } from '../pipeline';
@@ -191,9 +191,8 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
       settle(undefined); // upstream failed or client left: followers go on their own
       release();
     });
-    // What is stored is replayed to every key: it is asked for as no client in particular.
-    for (const name of CLIENT_SHAPING_HEADERS) delete req.headers[name];
-    req.headers['accept-encoding'] = FILL_ACCEPT_ENCODING;
+    // What is stored is replayed to every key: it is asked for as no one in particular.
+    ctx.sharedFill = true;
     ctx.onUpstreamResponse = async (upstream) => {
       const unshareable = upstream.status === 200 ? unshareableReason(upstream.received) : `status ${upstream.status}`;
       if (unshareable) {

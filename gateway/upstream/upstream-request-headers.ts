@@ -19,6 +19,8 @@ export interface UpstreamIdentity {
   requestId: string;
   keyId?: string;
   accountId?: string;
+  /** The answer will be replayed to every key (a list-cache fill): the upstream is asked as no one in particular. */
+  sharedFill?: boolean;
 }
 
 /**
@@ -41,6 +43,14 @@ const NEVER_FORWARDED = new Set([
   'cookie',
   'forwarded',
   'x-real-ip',
+  'x-original-forwarded-for',
+  'x-originating-ip',
+  'x-remote-ip',
+  'x-remote-addr',
+  'client-ip',
+  'x-host',
+  'x-original-host',
+  'via',
   'x-client-ip',
   'true-client-ip',
   'x-cluster-client-ip',
@@ -62,7 +72,7 @@ const NEVER_FORWARDED = new Set([
 
 /**
  * Builds the upstream request's headers from scratch, as nginx's `proxy_set_header` discipline
- * does: end-to-end client headers are kept unless listed above, every `X-Forwarded-*` and
+ * does: end-to-end client headers are kept unless listed above, every `X-Forwarded*` and
  * `content-*` header is dropped, and whatever the client's `Connection` names goes too; then
  * the gateway writes Host, its own credential, identity, and forwarding headers from what it trusts.
  */
@@ -78,8 +88,9 @@ export function createUpstreamRequestHeaders(o: UpstreamRequestHeaderOptions) {
     const received = req.headers;
     const named = received.connection === undefined ? undefined : connectionTokens(received.connection);
     const out: OutgoingHttpHeaders = {};
+    if (identity.sharedFill) return sharedFillHeaders(out, identity.requestId);
     for (const name in received) {
-      if (NEVER_FORWARDED.has(name) || name.startsWith('x-forwarded-') || name.startsWith('content-') || named?.has(name)) continue;
+      if (NEVER_FORWARDED.has(name) || name.startsWith('x-forwarded') || name.startsWith('content-') || named?.has(name)) continue;
       out[name] = received[name];
     }
     out.host = o.upstreamHost;
@@ -104,6 +115,23 @@ export function createUpstreamRequestHeaders(o: UpstreamRequestHeaderOptions) {
     out['x-real-ip'] = o.clientIp(req);
     return out;
   };
+
+  /**
+   * No client header, no caller and no client address: nothing the upstream could tailor the
+   * answer by, and identity encoding, since an absent Accept-Encoding would accept any coding.
+   */
+  function sharedFillHeaders(out: OutgoingHttpHeaders, requestId: string): OutgoingHttpHeaders {
+    out.host = o.upstreamHost;
+    if (authorization !== undefined) out.authorization = authorization;
+    out['accept-encoding'] = 'identity';
+    out['x-request-id'] = requestId;
+    if (host !== undefined) {
+      out['x-forwarded-proto'] = proto;
+      out['x-forwarded-host'] = host;
+      out.forwarded = forwardedTail.slice(1);
+    }
+    return out;
+  }
 }
 
 export type UpstreamRequestHeaders = ReturnType<typeof createUpstreamRequestHeaders>;
