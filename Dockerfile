@@ -9,7 +9,7 @@ COPY scripts ./scripts
 COPY db ./db
 COPY lib ./lib
 COPY openapi ./openapi
-COPY keys ./keys
+COPY identity ./identity
 COPY petstore ./petstore
 COPY portal ./portal
 COPY gateway ./gateway

@@ -11,6 +11,19 @@ export default tseslint.config(
       'no-restricted-syntax': ['error', { selector: "MemberExpression[object.name='process'][property.name='env']", message: 'Only entry points (main.ts) read process.env; pass it to the config parser.' }],
     },
   },
+  // The house's "never" arrows (docs/architecture.md): each room may be read without the ones it must not know.
+  {
+    files: ['petstore/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/gateway', '**/gateway/**', '**/identity', '**/identity/**'], message: 'The pet store stands alone: it never imports the gateway or identity.' }] }] },
+  },
+  {
+    files: ['identity/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/gateway', '**/gateway/**', '**/portal', '**/portal/**'], message: 'Identity never imports the gateway or the portal: the wiring hands it what it needs.' }] }] },
+  },
+  {
+    files: ['lib/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['../*', '../**'], message: 'lib/ imports nothing of the project.' }] }] },
+  },
   { files: ['gateway/main.ts', 'petstore/main.ts', 'test/**', 'bench/**', '**/*.test.ts', '*.js', '*.mjs', 'scripts/**'], rules: { 'no-restricted-syntax': 'off' } },
   { files: ['*.js', 'test/support/*.js'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', process: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

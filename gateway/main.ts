@@ -1,8 +1,8 @@
 import { createLogger } from '../lib/logger';
-import { rootCause } from '../lib/root-cause';
+import { rootCause } from './wiring/root-cause';
 import { ConfigError, parseConfig } from './config';
-import { createGateway } from './create-gateway';
-import { exitGracefully } from './process-lifecycle';
+import { createGateway } from './wiring/create-gateway';
+import { exitGracefully } from './wiring/process-lifecycle';
 
 /** Stores get this long after the drain to close before the process gives up on them. */
 const CLOSE_ALLOWANCE_MS = 15_000;

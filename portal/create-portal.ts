@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { Router, type Request, type Response } from 'express';
-import type { AccountService } from '../keys/account-service';
-import type { SessionService } from '../keys/session-service';
+import type { AccountService } from '../identity/account-service';
+import type { SessionService } from '../identity/session-service';
 import { sessionToken } from './api/session-auth';
 import { createAssets, type Assets } from './assets';
 import type { SafeHtml } from './html';

@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { parseConfig } from '../gateway/config';
-import { createGateway } from '../gateway/create-gateway';
+import { createGateway } from '../gateway/wiring/create-gateway';
 import { tempDir } from './support/databases';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';

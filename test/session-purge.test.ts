@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SESSION_LIFETIME_MS } from '../keys/session-service';
+import { SESSION_LIFETIME_MS } from '../identity/session-service';
 import { captureLogs } from './support/captured-logs';
 import { until } from './support/until';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';

@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { createRedis } from '../../lib/redis';
+import { createRedis } from '../wiring/redis';
 import { redisTestUrl } from '../../test/support/databases';
 import { createRedisListCache } from './redis-list-cache';
 import type { CachedResponse, CacheLookup, ListCache } from './list-cache';

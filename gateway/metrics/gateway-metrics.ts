@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../../lib/api-error';
-import type { Environment } from '../pipeline';
+import type { Environment } from '../pipeline/pipeline';
 
 export type CacheOutcome = 'hit' | 'miss' | 'coalesced' | 'bypass';
 export type RateLimitKind = 'key' | 'anonymous';

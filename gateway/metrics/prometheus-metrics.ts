@@ -1,6 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
-import type { KeyVerifier } from '../../keys/key-verifier';
-import type { Environment } from '../pipeline';
+import type { KeyVerifier } from '../../identity/key-verifier';
+import type { Environment } from '../pipeline/pipeline';
 import { EARLY_REFUSAL_CODES, type CacheOutcome, type GatewayMetrics, type RateLimitKind, type UpstreamOutcome } from './gateway-metrics';
 import { bucketHistogram, tallyCounter, type HistogramSeries, type Tally } from './hot-path-series';
 

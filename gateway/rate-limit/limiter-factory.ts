@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis } from 'rate-limiter-flexible';
-import type { CreateLimiter } from '../../keys/limit-refusal';
+import type { CreateLimiter } from '../../identity/limit-refusal';
 
 /**
  * Counters for the portal's sign-in and sign-up limits, built as the API limiter's are: with Redis,

@@ -1,5 +1,5 @@
 import { ApiError } from '../../lib/api-error';
-import type { ResponseHeaders } from '../response-headers';
+import type { ResponseHeaders } from '../http/response-headers';
 import { decimalText } from './decimal-text';
 import type { RateDecision, RateLimiter } from './rate-limiter';
 

@@ -1,7 +1,7 @@
 import { createPrometheusMetrics } from '../metrics/prometheus-metrics';
-import type { GatewayRequest } from '../pipeline';
+import type { GatewayRequest } from '../pipeline/pipeline';
 import { createRateLimiter } from '../rate-limit/rate-limiter';
-import { ResponseHeaders } from '../response-headers';
+import { ResponseHeaders } from '../http/response-headers';
 import { authenticate, type KeyCheck } from './authenticate';
 
 const KEY_A = `asg_prod_${'a'.repeat(43)}`;

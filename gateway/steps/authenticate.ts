@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../../lib/api-error';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { Socket } from 'node:net';
-import { whenReady, type Environment, type GatewayRequest, type Next, type Step } from '../pipeline';
+import { whenReady, type Environment, type GatewayRequest, type Next, type Step } from '../pipeline/pipeline';
 import { applyRateLimit, policyHeader } from '../rate-limit/rate-limit-headers';
 import type { RateLimiter } from '../rate-limit/rate-limiter';
 

@@ -1,6 +1,6 @@
 import { ApiError } from '../../lib/api-error';
-import type { GatewayRequest } from '../pipeline';
-import { ResponseHeaders } from '../response-headers';
+import type { GatewayRequest } from '../pipeline/pipeline';
+import { ResponseHeaders } from '../http/response-headers';
 import { cors } from './cors';
 
 const PORTAL = 'https://developers.example.test';

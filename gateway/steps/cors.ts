@@ -1,5 +1,5 @@
 import { ApiError } from '../../lib/api-error';
-import type { Step } from '../pipeline';
+import type { Step } from '../pipeline/pipeline';
 
 export interface CorsOptions {
   /** Exact origins (`scheme://host[:port]`) whose pages may call the API: the portal's PUBLIC_URL and the gateway's own. */

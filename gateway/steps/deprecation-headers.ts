@@ -1,4 +1,4 @@
-import type { Step } from '../pipeline';
+import type { Step } from '../pipeline/pipeline';
 
 export interface DeprecationOptions {
   /** Absolute URL of the human-readable deprecation notice. */

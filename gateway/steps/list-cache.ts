@@ -1,12 +1,12 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../lib/logger';
-import { createOutageLog } from '../../lib/outage-log';
+import { createOutageLog } from '../cache/outage-log';
 import { normalisedQueryKey, type CacheLookup, type CachedResponse, type ListCache } from '../cache/list-cache';
 import { unshareableReason } from '../cache/shareable-response';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { ApiOperation } from '../../openapi/operations';
-import type { GatewayRequest, Next, Step } from '../pipeline';
-import type { SendAtTurnEnd } from '../turn-end-writer';
+import type { GatewayRequest, Next, Step } from '../pipeline/pipeline';
+import type { SendAtTurnEnd } from '../pipeline/turn-end-writer';
 
 export interface ListCacheOptions {
   cache: ListCache;

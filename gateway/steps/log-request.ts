@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../lib/logger';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
-import type { GatewayRequest, Step } from '../pipeline';
+import type { GatewayRequest, Step } from '../pipeline/pipeline';
 
 /**
  * One structured line per API request when it finishes: request id, key id (never the key), route,

@@ -1,5 +1,5 @@
 import type { OperationTable } from '../../openapi/operations';
-import type { Step } from '../pipeline';
+import type { Step } from '../pipeline/pipeline';
 
 /** Finds the OpenAPI operation early, so later steps (deprecation headers, 401s) know it; refusing comes after auth. */
 export function matchRoute(operations: OperationTable): Step {

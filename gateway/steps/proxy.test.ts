@@ -6,9 +6,9 @@ import { servePipeline } from '../../test/support/pipeline-server';
 import { until } from '../../test/support/until';
 import { startRecordingUpstream } from '../../test/support/upstream-double';
 import type { CacheOutcome, GatewayMetrics, RateLimitKind, UpstreamOutcome } from '../metrics/gateway-metrics';
-import { composePipeline, type Environment, type GatewayRequest } from '../pipeline';
+import { composePipeline, type Environment, type GatewayRequest } from '../pipeline/pipeline';
 import { createCircuitBreaker } from '../upstream/circuit-breaker';
-import { createLinkRewriter } from '../upstream-links';
+import { createLinkRewriter } from '../upstream/upstream-links';
 import { proxyToUpstream } from './proxy';
 
 /** A test double of the metrics collaborator: records what the proxy reports. */

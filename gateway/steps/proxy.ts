@@ -4,11 +4,11 @@ import { createProxyMiddleware } from 'http-proxy-middleware';
 import { ApiError, errorCodeFor, isErrorBodyFor } from '../../lib/api-error';
 import { renderError } from '../../lib/render-error';
 import type { GatewayMetrics, UpstreamOutcome } from '../metrics/gateway-metrics';
-import type { GatewayRequest, Step } from '../pipeline';
+import type { GatewayRequest, Step } from '../pipeline/pipeline';
 import type { CircuitBreaker } from '../upstream/circuit-breaker';
 import type { UpstreamCall } from '../upstream/upstream-call';
 import { createUpstreamRequestHeaders } from '../upstream/upstream-request-headers';
-import type { LinkRewriter } from '../upstream-links';
+import type { LinkRewriter } from '../upstream/upstream-links';
 
 export interface ProxyOptions {
   upstreamUrl: string;

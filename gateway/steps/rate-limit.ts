@@ -1,7 +1,7 @@
 import { applyRateLimit, policyHeader } from '../rate-limit/rate-limit-headers';
 import type { RateDecision, RateLimiter } from '../rate-limit/rate-limiter';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
-import { whenReady, type GatewayRequest, type Next, type Step } from '../pipeline';
+import { whenReady, type GatewayRequest, type Next, type Step } from '../pipeline/pipeline';
 
 /** Per-key budget, shared by every process when Redis is configured. Runs after authentication, before validation. */
 export function rateLimitPerKey(limiter: RateLimiter, metrics: GatewayMetrics): Step {

@@ -1,5 +1,5 @@
 import { ApiError } from '../../lib/api-error';
-import type { Step } from '../pipeline';
+import type { Step } from '../pipeline/pipeline';
 
 /** 404 / 405 (with `Allow`) for what the document does not define; 410 for an operation past its sunset. */
 export function refuseUnknownRoute({ now }: { now: () => number }): Step {

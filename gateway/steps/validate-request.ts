@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../../lib/api-error';
 import { readJsonBody } from '../../lib/read-json-body';
-import type { Step } from '../pipeline';
+import type { Step } from '../pipeline/pipeline';
 
 /**
  * Checks parameters and body against the OpenAPI operation before the upstream is touched.

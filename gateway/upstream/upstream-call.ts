@@ -1,5 +1,5 @@
 import type { ClientRequest, ServerResponse } from 'node:http';
-import type { GatewayRequest } from '../pipeline';
+import type { GatewayRequest } from '../pipeline/pipeline';
 import type { CircuitPermit } from './circuit-breaker';
 
 /**

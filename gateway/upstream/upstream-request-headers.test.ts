@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import { clientIp } from '../client-ip';
+import { clientIp } from '../http/client-ip';
 import { createUpstreamRequestHeaders } from './upstream-request-headers';
 
 /** A received request as Node's parser hands it over: lower-cased names, duplicates joined. */

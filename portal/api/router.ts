@@ -3,11 +3,11 @@ import { Router, type Request, type RequestHandler, type Response } from 'expres
 import { ApiError, toApiError } from '../../lib/api-error';
 import { renderError } from '../../lib/render-error';
 import { requestIdOf } from '../../lib/request-id';
-import type { Account, AccountService } from '../../keys/account-service';
-import type { ApiKeyService, IssuedKey, KeySummary } from '../../keys/api-key-service';
-import type { LoginLimiter } from '../../keys/login-limiter';
-import type { SignupLimiter } from '../../keys/signup-limiter';
-import { SESSION_COOKIE_NAME, sessionCookieOptions, type SessionService } from '../../keys/session-service';
+import type { Account, AccountService } from '../../identity/account-service';
+import type { ApiKeyService, IssuedKey, KeySummary } from '../../identity/api-key-service';
+import type { LoginLimiter } from '../../identity/login-limiter';
+import type { SignupLimiter } from '../../identity/signup-limiter';
+import { SESSION_COOKIE_NAME, sessionCookieOptions, type SessionService } from '../../identity/session-service';
 import { serializeCookie } from './cookies';
 import { jsonBody, optionalNumberOrNull, optionalString, readFields, requiredString } from './json-body';
 import { sameOriginOnly } from './same-origin';

@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../../lib/api-error';
-import { SESSION_COOKIE_NAME, type Session, type SessionService } from '../../keys/session-service';
+import { SESSION_COOKIE_NAME, type Session, type SessionService } from '../../identity/session-service';
 import { parseCookies } from './cookies';
 
 /** The session token the request carries, if any. */

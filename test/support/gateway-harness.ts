@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { parseConfig } from '../../gateway/config';
-import { createGateway } from '../../gateway/create-gateway';
+import { createGateway } from '../../gateway/wiring/create-gateway';
 import type { Logger } from '../../lib/logger';
 import { createTestDatabase, tempDir, type TestDatabase } from './databases';
 import { jsonOf } from './http';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createFrontHandler, type ApiMount } from '../../gateway/front-handler';
+import { createFrontHandler, type ApiMount } from '../../gateway/http/front-handler';
 
 /**
  * Steps under test, composed into a pipeline and mounted as the gateway mounts it (its front

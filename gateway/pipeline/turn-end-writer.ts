@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { ResponseHeaders } from './response-headers';
+import type { ResponseHeaders } from '../http/response-headers';
 
 export type SendAtTurnEnd = (res: ServerResponse, status: number, headers: ResponseHeaders, body: Buffer) => void;
 

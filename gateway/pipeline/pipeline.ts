@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { ApiOperation, RouteMatch } from '../openapi/operations';
-import type { CacheLookup } from './cache/list-cache';
-import type { ResponseHeaders } from './response-headers';
-import type { UpstreamCall } from './upstream/upstream-call';
+import type { ApiOperation, RouteMatch } from '../../openapi/operations';
+import type { CacheLookup } from '../cache/list-cache';
+import type { ResponseHeaders } from '../http/response-headers';
+import type { UpstreamCall } from '../upstream/upstream-call';
 
 export type Environment = 'production' | 'staging';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Environment, GatewayRequest } from './pipeline';
-import { requestIdOf } from '../lib/request-id';
+import type { Environment, GatewayRequest } from '../pipeline/pipeline';
+import { requestIdOf } from '../../lib/request-id';
 import { ResponseHeaders } from './response-headers';
 import { refuseMalformedHead, type CountRefusal } from './malformed-requests';
 

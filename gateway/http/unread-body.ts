@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { bodyStillArriving } from '../lib/render-error';
+import { bodyStillArriving } from '../../lib/render-error';
 
 /**
  * A response that finishes before its request's body has ended (a refusal that never read it)

@@ -1,5 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import { SlotSet } from '../lib/slot-set';
+import { SlotSet } from './slot-set';
 
 export interface DrainReport {
   /** Requests in progress when the drain began. */

@@ -1,9 +1,9 @@
 import { maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ApiError } from '../lib/api-error';
-import { quotedInMessage } from '../lib/plain-text';
-import { errorResponseBytes, renderError } from '../lib/render-error';
-import type { EarlyRefusalCode } from './metrics/gateway-metrics';
+import { ApiError } from '../../lib/api-error';
+import { quotedInMessage } from '../../lib/plain-text';
+import { errorResponseBytes, renderError } from '../../lib/render-error';
+import type { EarlyRefusalCode } from '../metrics/gateway-metrics';
 
 /**
  * What Node's HTTP parser refuses before any handler runs (a malformed request line or header,

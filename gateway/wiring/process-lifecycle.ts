@@ -1,4 +1,4 @@
-import type { Logger } from '../lib/logger';
+import type { Logger } from '../../lib/logger';
 import type { StopReport } from './create-gateway';
 
 export interface ProcessLifecycleOptions {

@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { Logger } from '../lib/logger';
-import { renderError } from '../lib/render-error';
+import type { Logger } from '../../lib/logger';
+import { renderError } from '../../lib/render-error';
 import type { GatewayRequest } from './pipeline';
 
 /**

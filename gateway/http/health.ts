@@ -1,6 +1,6 @@
 import { Router } from 'express';
-import { ApiError } from '../lib/api-error';
-import { renderError } from '../lib/render-error';
+import { ApiError } from '../../lib/api-error';
+import { renderError } from '../../lib/render-error';
 
 export type HealthCheck = () => Promise<void>;
 

@@ -1,6 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ResponseHeaders } from './response-headers';
+import { ResponseHeaders } from '../http/response-headers';
 import { createTurnEndWriter } from './turn-end-writer';
 
 /** A real server whose handler hands each response to `onRequest`. */

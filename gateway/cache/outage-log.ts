@@ -1,4 +1,4 @@
-import type { Logger } from './logger';
+import type { Logger } from '../../lib/logger';
 
 /** Logs a dependency's outage once when it starts and once when it ends, never per request. */
 export function createOutageLog(logger: Logger, dependency: string) {

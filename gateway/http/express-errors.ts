@@ -1,8 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { ApiError, toApiError } from '../lib/api-error';
-import type { Logger } from '../lib/logger';
-import { renderError } from '../lib/render-error';
-import { requestIdOf } from '../lib/request-id';
+import { ApiError, toApiError } from '../../lib/api-error';
+import type { Logger } from '../../lib/logger';
+import { renderError } from '../../lib/render-error';
+import { requestIdOf } from '../../lib/request-id';
 
 /** The Express app's last two handlers: unknown paths and stray errors both end as Error bodies. */
 export const notFound: RequestHandler = function notFound(req, res) {

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { sendRaw, type RawExchange } from '../test/support/raw-http';
+import { sendRaw, type RawExchange } from '../../test/support/raw-http';
 import { answerMalformedRequests, refuseMalformedHead } from './malformed-requests';
 
 /**

@@ -1,6 +1,6 @@
 import type { Server, ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Logger } from '../lib/logger';
+import type { Logger } from '../../lib/logger';
 import { limitKey, normalizeAddress } from './client-ip';
 
 /** At most one warning a minute while connections are being closed at a cap, so an attack does not flood the log. */
