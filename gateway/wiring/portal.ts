@@ -1,0 +1,61 @@
+import type { IncomingMessage } from 'node:http';
+import express from 'express';
+import type { Registry } from 'prom-client';
+import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH, type OpenApiDocument } from '../../openapi/document';
+import { documentRoutes } from '../../openapi/document-routes';
+import { createPortalApiRouter } from '../../portal/api/router';
+import { createApiDocs } from '../../portal/api-docs';
+import { createPortal, createPortalAssets } from '../../portal/create-portal';
+import { clientKey } from '../http/client-ip';
+import { expressErrorHandler, notFound } from '../http/express-errors';
+import { healthRoutes } from '../http/health';
+import { securityHeaders } from '../http/security-headers';
+import { metricsRoutes } from '../metrics/metrics-routes';
+import type { Wiring } from './context';
+import type { Identity } from './identity';
+import type { Stores } from './stores';
+
+export interface PortalAppDeps {
+  stores: Stores;
+  identity: Identity;
+  document: OpenApiDocument;
+  registry: Registry;
+  /** Where clients reach the gateway: the portal's links and cookies use it. */
+  publicUrl: string;
+}
+
+/** The Express app for every path that is not the API: health, metrics, the contract, the portal, its API and docs. */
+export function createPortalApp({ config, logger, now }: Wiring, { stores, identity, document, registry, publicUrl }: PortalAppDeps): express.Express {
+  const { db, redis } = stores;
+  const { accounts, sessions, apiKeys, limiters } = identity;
+  const app = express();
+  app.disable('x-powered-by');
+  // One hop, as clientIp trusts: req.ip and req.protocol then come from what our own proxy wrote.
+  app.set('trust proxy', config.trustProxy ? 1 : false);
+  const checks: Record<string, () => Promise<void>> = { database: () => db.ping() };
+  if (redis) checks.redis = async () => void (await redis.publisher.ping());
+  const portalAssets = createPortalAssets();
+  app.use(securityHeaders({ publicUrl }));
+  app.use(healthRoutes(checks));
+  if (config.metricsToken) app.use(metricsRoutes({ registry, token: config.metricsToken }));
+  app.use(documentRoutes(document));
+  app.use(createPortal({ publicUrl, sessions, accounts, assets: portalAssets }));
+  app.use(createApiDocs({ apiDocument: document, portalDocument: loadOpenApiDocument(PORTAL_DOCUMENT_PATH), assets: portalAssets }));
+  app.use(
+    '/portal/api',
+    createPortalApiRouter({
+      accounts,
+      sessions,
+      apiKeys,
+      loginLimiter: limiters.login,
+      signupLimiter: limiters.signup,
+      clientKey: (req: IncomingMessage) => clientKey(req, config.trustProxy),
+      publicUrl,
+      clock: now,
+      logger,
+    }),
+  );
+  app.use(notFound);
+  app.use(expressErrorHandler(logger));
+  return app;
+}
