@@ -40,4 +40,13 @@ describe('start-up failures', () => {
     expect(code).toBe(1);
     expect(output).toMatch(/^Failed to start: Redis at REDIS_URL is unreachable: \S.*$/m);
   });
+
+  test('when a start fails, then its error is the news: no "gateway stopped" line comes with it, before or after', async () => {
+    const port = await freePort();
+    const { code, output } = await failedStart({ REDIS_URL: `redis://127.0.0.1:${port}/0`, LOG_LEVEL: 'info' });
+    expect(code).toBe(1);
+    expect(output).toMatch(/^Failed to start: Redis at REDIS_URL is unreachable: \S.*$/m);
+    // stdout and stderr reach the test through two pipes, in no fixed order: no such line at all is what can be checked.
+    expect(output).not.toContain('gateway stopped');
+  });
 });

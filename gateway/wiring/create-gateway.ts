@@ -81,12 +81,12 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     return { url, port, metricsUrl, bound };
   }
 
-  /** Drains the server first, then runs the cleanups. */
-  async function shutDown(): Promise<StopReport> {
+  /** Drains the server first, then runs the cleanups; the report is logged at `level` (debug after a failed start, whose error is the news). */
+  async function shutDown(level: 'info' | 'debug'): Promise<StopReport> {
     const drained = http?.server.listening ? await http.drainer.drain(config.shutdownTimeoutMs) : { inFlight: 0, cut: 0, drainMs: 0 };
     if (drained.cut) logger.warn({ cut: drained.cut, shutdownTimeoutMs: config.shutdownTimeoutMs }, 'requests outlived SHUTDOWN_TIMEOUT_MS; their connections were cut');
     const report = { ...drained, closeFailures: await cleanups.runAll() };
-    logger.info(report, 'gateway stopped');
+    logger[level](report, 'gateway stopped');
     return report;
   }
 
@@ -95,10 +95,10 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
       try {
         return await assemble();
       } catch (err) {
-        await (stopping ??= shutDown());
+        await (stopping ??= shutDown('debug'));
         throw err;
       }
     },
-    stop: () => (stopping ??= shutDown()),
+    stop: () => (stopping ??= shutDown('info')),
   };
 }
