@@ -6,7 +6,7 @@ describe('parseConfig', () => {
     expect(config).toMatchObject({
       env: 'development',
       port: 8080,
-      host: '0.0.0.0',
+      host: '127.0.0.1',
       cacheTtlSeconds: 30,
       cacheMaxBytes: 32 * 1024 * 1024,
       rateLimitPerMinute: 600,

@@ -33,7 +33,8 @@ const upstreamToken = optionalSecret(MIN_GATEWAY_TOKEN_LENGTH);
 const envSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: int(8080, 0, 65535),
-  HOST: z.string().min(1).default('0.0.0.0'),
+  // Loopback unless told otherwise: the image and docker-compose.yml set HOST=0.0.0.0, where the container is the boundary.
+  HOST: z.string().min(1).default('127.0.0.1'),
   DATA_DIR: z.string().min(1).default('./data'),
   DATABASE_URL: optionalUrl(['postgres', 'postgresql']),
   REDIS_URL: optionalUrl(['redis', 'rediss']),

@@ -25,8 +25,9 @@ async function main(): Promise<void> {
   const gateway = createGateway(config, { logger });
   // Before start: a signal or a crash while starting also stops what has been opened so far.
   exitGracefully({ stop: gateway.stop, logger, hardDeadlineMs: config.shutdownTimeoutMs + CLOSE_ALLOWANCE_MS });
-  const { url } = await gateway.start();
-  process.stdout.write(`Animal Store Gateway ready at ${url}  (OpenAPI: ${url}/openapi.json)\n`);
+  const { url, bound } = await gateway.start();
+  // The address bound, then a URL a client on this machine can call (a wildcard address is none; tests parse it).
+  process.stdout.write(`Animal Store Gateway listening on ${bound}, ready at ${url}  (OpenAPI: ${url}/openapi.json)\n`);
 }
 
 main().catch((err: unknown) => {

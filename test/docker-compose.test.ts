@@ -24,7 +24,7 @@ describe('docker-compose.yml', () => {
       Object.entries(compose.services['gateway-a']!.environment!).map(([k, v]) => [k, String(v).replace(/\$\{[A-Z_]+:-([^}]*)\}/g, '$1')]),
     );
     const config = parseConfig(env);
-    expect(config).toMatchObject({ env: 'production', port: 8080, trustProxy: true, databaseUrl: expect.stringMatching(/@postgres:5432\//), redisUrl: 'redis://redis:6379/0' });
+    expect(config).toMatchObject({ env: 'production', host: '0.0.0.0', port: 8080, trustProxy: true, databaseUrl: expect.stringMatching(/@postgres:5432\//), redisUrl: 'redis://redis:6379/0' });
     expect(compose.services['gateway-b']!.environment).toEqual(compose.services['gateway-a']!.environment);
   });
 });
