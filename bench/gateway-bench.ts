@@ -3,7 +3,8 @@
  * Everything runs on 127.0.0.1, bounded in time, and stops by itself. Every path runs once per
  * round (BENCH_ROUNDS, default 5, interleaved), and ratios are taken within a round, so a drift
  * of the machine's speed between paths does not pass for a difference between them. Prints a
- * markdown table of the medians and writes it to bench/results/latest.md.
+ * markdown table of the medians and writes it to bench/results/local/latest.md
+ * (untracked), or to bench/results/latest.md with BENCH_RECORD=1.
  *
  * Paths measured, side by side in one run, all serving the same 20-pet JSON page:
  * - bare Node http serving the bytes from memory (the ceiling)
@@ -21,6 +22,7 @@ import { describeStalls, measureMachineStalls } from './support/machine-stalls';
 import { childPids, cpuSeconds } from './support/process-cpu';
 import { gcPauses, meanScavengeMs, pausesBetween, type GcPauses } from './support/gc-pauses';
 import { requireWrk, runWrk, type WrkResult } from './support/wrk';
+import { writeResults } from './support/results-file';
 
 const ROOT = join(__dirname, '..');
 const DURATION = process.env.BENCH_DURATION ?? '5s';
@@ -260,8 +262,7 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
     `- gateway resident memory after the run (MB): ${Object.entries(rss).map(([n, v]) => `${n} ${v}`).join(', ')}`,
   ];
   const report = lines.join('\n');
-  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench', 'results', 'latest.md'), `${report}\n`);
+  writeResults(ROOT, 'latest.md', report);
   console.log(report);
 }
 

@@ -1,6 +1,7 @@
 /**
  * List latency with a large store: `npm run bench:scale` (needs `wrk` and PostgreSQL on
- * 127.0.0.1:5432 with trust auth). Writes bench/results/pets-scale.md.
+ * 127.0.0.1:5432 with trust auth). Writes bench/results/local/pets-scale.md
+ * (untracked), or bench/results/pets-scale.md with BENCH_RECORD=1.
  *
  * For each store (PostgreSQL, PGlite) and each size (100 and 1,000,000 pets) the script makes a
  * throw-away store, runs the real migrations, fills `pets` with one INSERT … SELECT
@@ -16,7 +17,7 @@
  * BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres, the admin database).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -30,6 +31,7 @@ import { migrateAndFillPets } from './support/pet-table';
 import { issueKey, signUp } from './support/portal-keys';
 import { buildOnce, startGateway, type BenchGateway } from './support/processes';
 import { requireWrk, runWrk, type WrkResult } from './support/wrk';
+import { writeResults } from './support/results-file';
 
 type StoreKind = 'postgres' | 'pglite';
 
@@ -253,8 +255,7 @@ async function main() {
   const all: SizeResult[] = [];
   for (const store of STORES) all.push(...(await measureStore(store)));
   const text = report(all, loadBefore);
-  mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
-  writeFileSync(join(ROOT, 'bench', 'results', 'pets-scale.md'), `${text}\n`);
+  writeResults(ROOT, 'pets-scale.md', text);
   console.log(text);
   const errors = all.reduce((n, r) => n + r.results.reduce((m, x) => m + x.errors, 0), 0);
   const problems = all.flatMap((r) => r.explains.flatMap((e) => e.problems));

@@ -1,6 +1,7 @@
 /**
  * Steady-rate soak of one gateway process: `npm run bench:soak` (needs Redis on 127.0.0.1:6379).
- * Writes bench/results/soak.md and exits non-zero on any unexpected status or socket error.
+ * Writes bench/results/local/soak.md (untracked), or bench/results/soak.md with BENCH_RECORD=1,
+ * and exits non-zero on any unexpected status or socket error.
  *
  * The script starts the gateway (embedded PGlite store in a temp DATA_DIR, Redis with a key
  * prefix of its own, LOG_LEVEL=warn), issues keys through the portal API, then sends mixed
@@ -12,7 +13,7 @@
  * Settings: SOAK_SECONDS (300), SOAK_RATE (300 req/s), SOAK_WARMUP_SECONDS (15),
  * SOAK_RSS_INTERVAL_SECONDS (30), SOAK_REDIS_URL (redis://127.0.0.1:6379).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -23,6 +24,7 @@ import { runPaced, type PacedOutcome, type PacedRequest } from './support/paced-
 import { issueKey, signUp } from './support/portal-keys';
 import { buildOnce, startGateway, type BenchGateway } from './support/processes';
 import { SOAK_MIX, soakBudget, soakTraffic, type SoakKeys } from './support/soak-mix';
+import { writeResults } from './support/results-file';
 
 const ROOT = join(__dirname, '..');
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
@@ -206,8 +208,7 @@ async function main() {
       `- gateway log lines at warn or above during the run: ${logLines.length}${logLines.length ? ` (first: \`${logLines[0]!.slice(0, 200)}\`)` : ''}; exit code after SIGTERM: ${exitCode}`,
     ];
     const report = lines.join('\n');
-    mkdirSync(join(ROOT, 'bench', 'results'), { recursive: true });
-    writeFileSync(join(ROOT, 'bench', 'results', 'soak.md'), `${report}\n`);
+    writeResults(ROOT, 'soak.md', report);
     console.log(report);
     if (problems > 0 || refused === 0 || interrupt.signal.aborted) process.exitCode = 1;
   } finally {
