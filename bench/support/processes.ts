@@ -19,7 +19,7 @@ export function buildOnce(): void {
  * allocation-site pretenuring, no run fell into the mode (one run in four with it) where every
  * scavenge promoted 0.8–5.7 MB and took 4–19 ms. A scavenge's ~165 KB of survivors is copied
  * faster by the main thread alone than split among helpers competing for a 2-core machine
- * (mean pause 0.7 against 1.2 ms). Figures in the README's benchmark section.
+ * (mean pause 0.7 against 1.2 ms). Figures in docs/benchmarks.md.
  */
 export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=32', '--no-allocation-site-pretenuring', '--no-parallel-scavenge'];
 
