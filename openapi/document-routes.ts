@@ -1,9 +1,13 @@
 import { Router } from 'express';
 import { renderDocument, type OpenApiDocument } from './document';
 
-/** Serves an OpenAPI document, rendered once, at `{at}/openapi.json` and `{at}/openapi.yaml`. */
-export function documentRoutes(document: OpenApiDocument, at = ''): Router {
-  const { json, yaml } = renderDocument(document);
+/**
+ * Serves an OpenAPI document, rendered once, at `{at}/openapi.json` and `{at}/openapi.yaml`.
+ * With `publicUrl`, `info.contact.url` is moved onto it: the file names the default deployment,
+ * and clients must reach this one's portal.
+ */
+export function documentRoutes(document: OpenApiDocument, at = '', publicUrl?: string): Router {
+  const { json, yaml } = renderDocument(publicUrl === undefined ? document : withContactAt(document, publicUrl));
   const router = Router();
   router.get(`${at}/openapi.json`, function openApiJson(_req, res) {
     res.type('application/json').set('Cache-Control', 'public, max-age=300').send(json);
@@ -12,4 +16,13 @@ export function documentRoutes(document: OpenApiDocument, at = ''): Router {
     res.type('application/yaml').set('Cache-Control', 'public, max-age=300').send(yaml);
   });
   return router;
+}
+
+/** The document with its contact URL's path, query and fragment kept, under `publicUrl` (which may have a path of its own). */
+export function withContactAt(document: OpenApiDocument, publicUrl: string): OpenApiDocument {
+  const info = document.info as OpenApiDocument['info'] & { contact?: { url?: string } };
+  if (!info.contact?.url) return document;
+  const { pathname, search, hash } = new URL(info.contact.url);
+  const url = `${publicUrl.replace(/\/+$/, '')}${pathname}${search}${hash}`;
+  return { ...document, info: { ...info, contact: { ...info.contact, url } } as OpenApiDocument['info'] };
 }

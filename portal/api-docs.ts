@@ -49,6 +49,8 @@ export interface ApiDocsDeps {
   /** The portal API document, served here at /portal/openapi.json and /portal/openapi.yaml. */
   portalDocument: OpenApiDocument;
   assets: Assets;
+  /** The deployment's public base URL: the served portal document's contact URL points at it. */
+  publicUrl?: string;
 }
 
 interface Instance {
@@ -79,7 +81,7 @@ export function createApiDocs(deps: ApiDocsDeps): Router {
   assets.add('docs-portal-badges.css', operationBadgesCss(deps.portalDocument));
 
   const router = Router({ strict: true, caseSensitive: true });
-  router.use(documentRoutes(deps.portalDocument, '/portal'));
+  router.use(documentRoutes(deps.portalDocument, '/portal', deps.publicUrl));
 
   // The portal instance first: its paths lie below /docs.
   router.use(

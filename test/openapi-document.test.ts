@@ -33,6 +33,18 @@ describe('the OpenAPI documents', () => {
     expect(stderr).not.toMatch(/error/i);
   }, 60_000);
 
+  test('when linted with Spectral (spectral:oas), then both documents pass with no problems', async () => {
+    const { stdout } = await run(
+      process.execPath,
+      [join(ROOT, 'node_modules/@stoplight/spectral-cli/dist/index.js'), 'lint', '--fail-severity=hint', '--ruleset', '.spectral.yaml', '--format', 'json', 'openapi/animal-store.yaml', 'openapi/portal.yaml'],
+      { cwd: ROOT, maxBuffer: 10 * 1024 * 1024 },
+    ).catch((err: { stdout: string; stderr: string }) => {
+      throw new Error(`spectral lint failed:\n${err.stdout}\n${err.stderr}`);
+    });
+    // The JSON report is followed by a plain summary line on the same stream.
+    expect(JSON.parse(stdout.replace(/No results.*$/s, ''))).toEqual([]);
+  }, 60_000);
+
   test('when read, then the public document has version 1.0.0 and the production and staging servers', () => {
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.info.version).toBe('1.0.0');
@@ -73,20 +85,33 @@ describe('the OpenAPI documents', () => {
 
   describe('served by the gateway', () => {
     let gw: TestGateway;
+    const PUBLIC_URL = 'https://animals.example.test';
+    /** The document as served: the file's, with the contact URL under this deployment's PUBLIC_URL. */
+    const served = (file: typeof doc) => {
+      const copy = JSON.parse(JSON.stringify(file)) as { info: { contact: { url: string } } };
+      copy.info.contact.url = `${PUBLIC_URL}/portal/`;
+      return copy;
+    };
     beforeAll(async () => {
-      gw = await startTestGateway();
+      gw = await startTestGateway({ env: { PUBLIC_URL } });
     });
     afterAll(() => gw?.stop());
 
-    test('when /openapi.json and /openapi.yaml are fetched, then both are the document', async () => {
+    test('when /openapi.json and /openapi.yaml are fetched, then both are the document, its contact URL absolute under PUBLIC_URL', async () => {
       const json = await fetch(`${gw.url}/openapi.json`);
       expect(json.status).toBe(200);
       expect(json.headers.get('content-type')).toMatch(/^application\/json/);
-      expect(await jsonOf(json)).toEqual(JSON.parse(JSON.stringify(doc)));
+      expect(await jsonOf(json)).toEqual(served(doc));
       const yaml = await fetch(`${gw.url}/openapi.yaml`);
       expect(yaml.status).toBe(200);
       expect(yaml.headers.get('content-type')).toMatch(/^application\/yaml/);
-      expect(parse(await yaml.text())).toEqual(JSON.parse(JSON.stringify(doc)));
+      expect(parse(await yaml.text())).toEqual(served(doc));
+    });
+
+    test('when /portal/openapi.json is fetched, then it is the portal document, its contact URL absolute under PUBLIC_URL', async () => {
+      const json = await fetch(`${gw.url}/portal/openapi.json`);
+      expect(json.status).toBe(200);
+      expect(await jsonOf(json)).toEqual(served(loadOpenApiDocument(PORTAL_DOCUMENT_PATH)));
     });
   });
 });

@@ -38,9 +38,9 @@ export function createPortalApp({ config, logger, now }: Wiring, { stores, ident
   app.use(securityHeaders({ publicUrl }));
   app.use(healthRoutes(checks));
   if (config.metricsToken) app.use(metricsRoutes({ registry, token: config.metricsToken }));
-  app.use(documentRoutes(document));
+  app.use(documentRoutes(document, '', publicUrl));
   app.use(createPortal({ publicUrl, sessions, accounts, assets: portalAssets }));
-  app.use(createApiDocs({ apiDocument: document, portalDocument: loadOpenApiDocument(PORTAL_DOCUMENT_PATH), assets: portalAssets }));
+  app.use(createApiDocs({ apiDocument: document, portalDocument: loadOpenApiDocument(PORTAL_DOCUMENT_PATH), assets: portalAssets, publicUrl }));
   app.use(
     '/portal/api',
     createPortalApiRouter({
