@@ -77,6 +77,18 @@ describe('malformed requests', () => {
     expect(counted).toEqual(['expectation_failed']);
   });
 
+  test('when a request refused before the handler has an X-Request-Id, then the Error answer echoes it, and gets a fresh one otherwise', async () => {
+    const expecting = await sendRaw(url, 'GET /brew HTTP/1.1\r\nHost: x\r\nExpect: tea\r\nX-Request-Id: trace-417\r\nConnection: close\r\n\r\n');
+    expect(expecting.status).toBe(417);
+    expect(expecting.headers['x-request-id']).toBe('trace-417');
+    const anonymous = await sendRaw(url, 'GET /brew HTTP/1.1\r\nHost: x\r\nExpect: tea\r\nConnection: close\r\n\r\n');
+    expect(anonymous.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const twoHosts = await sendRaw(url, 'GET / HTTP/1.1\r\nHost: x\r\nhost: y\r\nX-Request-Id: trace-400\r\n\r\n');
+    expect(twoHosts.status).toBe(400);
+    expect(twoHosts.headers['x-request-id']).toBe('trace-400');
+    expect(handled).toEqual([]);
+  });
+
   test('when the headers never finish, then 408 request_timeout with an Error body', async () => {
     expectRefusal(await sendRaw(url, 'GET / HTTP/1.1\r\nHost: x\r\nX-Slow: '), 408, 'request_timeout', 'The request did not arrive in time.');
     expect(counted).toEqual(['request_timeout']);

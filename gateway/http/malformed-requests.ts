@@ -3,6 +3,7 @@ import type { Duplex } from 'node:stream';
 import { ApiError } from '../../lib/api-error';
 import { quotedInMessage } from '../../lib/plain-text';
 import { errorResponseBytes, renderError } from '../../lib/render-error';
+import { requestIdOf } from '../../lib/request-id';
 import type { EarlyRefusalCode } from '../metrics/gateway-metrics';
 
 /**
@@ -26,7 +27,9 @@ export function answerMalformedRequests(server: Server, counted: CountRefusal): 
     refuse(socket, errorResponseBytes(refused(counted, { code: 'invalid_request', message })));
   });
   // Any Expect but 100-continue (answered by expect-continue.ts) goes here instead of to the handler; Node's own answer is a bare 417.
+  // Answered before the key is read, so it carries no rate-limit headers; the request id, like every other answer.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('X-Request-Id', requestIdOf(req));
     const message = `Only "Expect: 100-continue" is supported; this request expected "${quotedInMessage(req.headers.expect ?? '')}".`;
     renderError(res, refused(counted, { code: 'expectation_failed', message }));
   });
@@ -108,6 +111,7 @@ export function refuseMalformedHead(req: IncomingMessage, res: ServerResponse, c
   } else if (hasSecondHost(req.rawHeaders)) message = 'A request must have exactly one Host header.';
   else return false;
   res.setHeader('Connection', 'close');
+  res.setHeader('X-Request-Id', requestIdOf(req));
   renderError(res, refused(counted, { code: 'invalid_request', message }));
   return true;
 }
