@@ -22,7 +22,8 @@ export function documentRoutes(document: OpenApiDocument, at = '', publicUrl?: s
 export function withContactAt(document: OpenApiDocument, publicUrl: string): OpenApiDocument {
   const info = document.info as OpenApiDocument['info'] & { contact?: { url?: string } };
   if (!info.contact?.url) return document;
-  const { pathname, search, hash } = new URL(info.contact.url);
+  // A relative URL (`/portal/`) is read against any origin: only its path, query and fragment are kept.
+  const { pathname, search, hash } = new URL(info.contact.url, 'http://localhost');
   const url = `${publicUrl.replace(/\/+$/, '')}${pathname}${search}${hash}`;
   return { ...document, info: { ...info, contact: { ...info.contact, url } } as OpenApiDocument['info'] };
 }
