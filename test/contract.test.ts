@@ -44,7 +44,8 @@ describe('the served contract, answer by answer', () => {
     }).then(answerOf);
 
   beforeAll(async () => {
-    gw = await startTestGateway({ env: { RATE_LIMIT_PER_MINUTE: '40' } });
+    // A short request deadline, so that a request that never finishes arriving is answered within the test.
+    gw = await startTestGateway({ env: { RATE_LIMIT_PER_MINUTE: '40', HEADERS_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '1000' } });
     dev = await signUpDeveloper(gw.url);
     contract = await contractOf(gw);
     const created = await send('createPet');
@@ -114,6 +115,20 @@ describe('the served contract, answer by answer', () => {
   test.each(['createPet', 'createMessage'])('when %s is sent a body over 64 KiB, then 413 as declared', async (operationId) => {
     const head = `POST ${pathOf(operationId)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${dev.productionKey}\r\nContent-Type: application/json\r\nContent-Length: ${OVERSIZED.length}\r\n\r\n`;
     expectAnswer(operationId, await rawAnswer(gw.url, head + OVERSIZED), 413);
+  });
+
+  test.each(Object.keys(METHODS))('when %s is called with headers over 16 KiB, then 431 as declared', async (operationId) => {
+    const head = `${METHODS[operationId]} ${pathOf(operationId)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${dev.productionKey}\r\nX-Padding: ${'a'.repeat(17 * 1024)}\r\n\r\n`;
+    expectAnswer(operationId, await rawAnswer(gw.url, head), 431);
+  });
+
+  test('when createPet\'s body stops arriving, then 408 as declared', async () => {
+    const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${dev.productionKey}\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n`;
+    expectAnswer('createPet', await rawAnswer(gw.url, `${head}{"name":`), 408);
+  });
+
+  test('when listPets\'s head stops arriving, then 408 as declared', async () => {
+    expectAnswer('listPets', await rawAnswer(gw.url, `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${dev.productionKey}\r\nX-Slow: `), 408);
   });
 
   test('when a path no operation has is called, then 404 with the shared NotFound answer', async () => {
