@@ -5,10 +5,8 @@ import { oneLineTextProblem, textProblemSentence } from '../lib/plain-text';
 import { createKeyHasher } from './key-hash';
 import { createKeyUsageLedger, laterOf } from './key-usage-ledger';
 import { KEYS_SCHEMA } from './migrations';
+import { ENVIRONMENTS, type Environment } from '../openapi/environments';
 import type { RevocationBus } from './revocation-bus';
-
-export const ENVIRONMENTS = ['production', 'staging'] as const;
-export type Environment = (typeof ENVIRONMENTS)[number];
 
 /** Recognisable per environment (secret scanners, support), and a key works only in its own one. */
 export const KEY_PREFIXES: Readonly<Record<Environment, string>> = Object.freeze({ production: 'asg_prod_', staging: 'asg_stag_' });

@@ -1,5 +1,6 @@
 import { LRUCache } from 'lru-cache';
-import { evaluateKey, parseApiKey, type ApiKeyService, type Environment, type KeyRecord, type VerifyResult } from './api-key-service';
+import type { Environment } from '../openapi/environments';
+import { evaluateKey, parseApiKey, type ApiKeyService, type KeyRecord, type VerifyResult } from './api-key-service';
 import type { RevocationBus } from './revocation-bus';
 
 /**

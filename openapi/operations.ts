@@ -21,6 +21,14 @@ export interface ApiOperation {
   readonly sunset?: Date;
   /** From `x-deprecated-at`: when the deprecation was announced. */
   readonly deprecatedAt?: Date;
+  /** RFC 9745 `Deprecation` value (`@<unix seconds>`) of a deprecated operation with `x-deprecated-at`. */
+  readonly deprecationHeader?: string;
+  /** RFC 8594 `Sunset` value (an HTTP date) of a deprecated operation with `x-sunset`. */
+  readonly sunsetHeader?: string;
+  /** From `x-cache`: `list` when the list cache serves this operation's GET. */
+  readonly cache?: 'list';
+  /** From `x-cache-invalidates`: the cached operations a successful call makes stale. */
+  readonly invalidatesCache: readonly string[];
   /** From `x-stability`: beta, experimental. */
   readonly stability?: string;
   readonly acceptsBody: boolean;
@@ -80,6 +88,8 @@ export function compileOperations(doc: OpenApiDocument): OperationTable {
     }
   }
 
+  checkCacheRules(operations);
+
   const resolve = (entry: PathEntry, method: string, rawParams: string[]): RouteMatch => {
     const operation = entry.byMethod.get(method);
     return operation ? { kind: 'operation', operation, rawParams } : { kind: 'method_not_allowed', allow: entry.allow };
@@ -116,8 +126,10 @@ function compileOperation(
   const content = (op.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
   const bodySchema = content?.['application/json']?.schema;
   const bodyValidator = bodySchema ? compiler.compile(bodySchema) : null;
-  const sunset = typeof op['x-sunset'] === 'string' ? new Date(op['x-sunset']) : undefined;
-  const deprecatedAt = typeof op['x-deprecated-at'] === 'string' ? new Date(op['x-deprecated-at']) : undefined;
+  const operationId = String(op.operationId);
+  const sunset = readInstant(operationId, 'x-sunset', op['x-sunset']);
+  const deprecatedAt = readInstant(operationId, 'x-deprecated-at', op['x-deprecated-at']);
+  const deprecated = op.deprecated === true;
 
   const checkValue = (where: 'query' | 'path', spec: ParameterSpec, raw: string): unknown => {
     const value = coerce(spec, raw);
@@ -129,12 +141,16 @@ function compileOperation(
   };
 
   return Object.freeze({
-    operationId: String(op.operationId),
+    operationId,
     method,
     pathTemplate: template,
-    deprecated: op.deprecated === true,
+    deprecated,
     sunset,
     deprecatedAt,
+    deprecationHeader: deprecated && deprecatedAt ? `@${Math.floor(deprecatedAt.getTime() / 1000)}` : undefined,
+    sunsetHeader: deprecated && sunset ? sunset.toUTCString() : undefined,
+    cache: readCache(operationId, op['x-cache']),
+    invalidatesCache: readInvalidates(operationId, op['x-cache-invalidates']),
     stability: typeof op['x-stability'] === 'string' ? op['x-stability'] : undefined,
     acceptsBody: bodyValidator !== null,
     parseQuery(search: URLSearchParams) {
@@ -173,6 +189,37 @@ function compileOperation(
       }
     },
   });
+}
+
+function readInstant(operationId: string, field: string, value: unknown): Date | undefined {
+  if (value === undefined) return undefined;
+  const date = typeof value === 'string' ? new Date(value) : new Date(NaN);
+  if (Number.isNaN(date.getTime())) throw new Error(`OpenAPI operation ${operationId}: ${field} must be an ISO 8601 instant`);
+  return date;
+}
+
+function readCache(operationId: string, value: unknown): 'list' | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'list') throw new Error(`OpenAPI operation ${operationId}: x-cache must be "list"`);
+  return value;
+}
+
+function readInvalidates(operationId: string, value: unknown): readonly string[] {
+  if (value === undefined) return Object.freeze([]);
+  if (!Array.isArray(value) || !value.every((v) => typeof v === 'string')) throw new Error(`OpenAPI operation ${operationId}: x-cache-invalidates must be a list of operationIds`);
+  return Object.freeze([...(value as string[])]);
+}
+
+/** The list cache has one namespace per environment, so one operation fills it and the invalidations must name it. */
+function checkCacheRules(operations: readonly ApiOperation[]): void {
+  const cached = operations.filter((o) => o.cache === 'list');
+  if (cached.length > 1) throw new Error(`OpenAPI: only one operation may have x-cache: list (${cached.map((o) => o.operationId).join(', ')})`);
+  for (const o of cached) if (o.method !== 'GET') throw new Error(`OpenAPI operation ${o.operationId}: x-cache needs a GET`);
+  for (const o of operations) {
+    for (const target of o.invalidatesCache) {
+      if (!cached.some((c) => c.operationId === target)) throw new Error(`OpenAPI operation ${o.operationId}: x-cache-invalidates names ${target}, which has no x-cache`);
+    }
+  }
 }
 
 /**

@@ -4,6 +4,8 @@ import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { ERROR_STATUS } from '../lib/api-error';
 import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH } from '../openapi/document';
+import { environmentPrefixes } from '../openapi/environments';
+import { compileOperations } from '../openapi/operations';
 import { startTestGateway, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
 
@@ -49,9 +51,23 @@ describe('the OpenAPI documents', () => {
     expect(doc.openapi).toMatch(/^3\./);
     expect(doc.info.version).toBe('1.0.0');
     expect(doc.servers).toEqual([
-      { url: '/v1', description: 'Production' },
-      expect.objectContaining({ url: '/staging/v1' }),
+      { url: '/v1', description: 'Production', 'x-environment': 'production' },
+      expect.objectContaining({ url: '/staging/v1', 'x-environment': 'staging' }),
     ]);
+    expect(environmentPrefixes(doc)).toEqual({ production: '/v1', staging: '/staging/v1' });
+  });
+
+  test('when compiled, then listPets is the cached list and createPet invalidates it, and no other operation touches the cache', () => {
+    const rules = compileOperations(doc).operations.map((o) => [o.operationId, o.cache, o.invalidatesCache]);
+    expect(rules).toEqual(
+      expect.arrayContaining([
+        ['listPets', 'list', []],
+        ['createPet', undefined, ['listPets']],
+        ['getPet', undefined, []],
+        ['createMessage', undefined, []],
+        ['listOrders', undefined, []],
+      ]),
+    );
   });
 
   test('when read, then every operation requires the bearer key and describes every parameter and response', () => {

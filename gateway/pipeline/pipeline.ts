@@ -1,10 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Environment } from '../../openapi/environments';
 import type { ApiOperation, RouteMatch } from '../../openapi/operations';
 import type { CacheLookup } from '../cache/list-cache';
 import type { ResponseHeaders } from '../http/response-headers';
 import type { UpstreamCall } from '../upstream/upstream-call';
 
-export type Environment = 'production' | 'staging';
+export type { Environment };
 
 /** What the pipeline learns about a request as it goes; one object, created by the front handler. */
 export interface RequestContext {

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import pino from 'pino';
 import { renderError } from '../../lib/render-error';
-import { loadOpenApiDocument } from '../../openapi/document';
+import { loadOpenApiDocument, type OpenApiDocument } from '../../openapi/document';
 import { compileOperations } from '../../openapi/operations';
 import { servePipeline } from '../../test/support/pipeline-server';
 import { startRecordingUpstream } from '../../test/support/upstream-double';
@@ -24,8 +24,8 @@ const PETS = '[{"id":1,"name":"Rex","categoryId":1,"status":"available","tags":[
  * that holds a request marked `x-hold` until the test lets it go: the limiter's round trip, made
  * as long as the test needs.
  */
-async function setUp() {
-  const upstream = await startRecordingUpstream((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(PETS));
+async function setUp(document: OpenApiDocument = loadOpenApiDocument()) {
+  const upstream = await startRecordingUpstream((req, res) => res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' }).end(PETS));
   const logger = pino({ level: 'silent' });
   const onError = (err: unknown, _req: GatewayRequest, res: ServerResponse) => void renderError(res, err);
   const cache = listCache({ cache: createMemoryListCache({ ttlSeconds: 60 }), logger, metrics: noMetrics, send: createTurnEndWriter((err, res) => void renderError(res, err)) });
@@ -45,10 +45,11 @@ async function setUp() {
     held++;
     return released.then(() => next());
   };
-  const steps = [matchRoute(compileOperations(loadOpenApiDocument())), cache.prefetch, hold, cache.serve, proxy.step];
+  const steps = [matchRoute(compileOperations(document)), cache.prefetch, hold, cache.serve, proxy.step];
   const server = await servePipeline({ prefix: '/v1', environment: 'production', run: composePipeline(steps, onError) });
   return {
     url: server.url('/pets?limit=5'),
+    at: server.url,
     upstreamCalls: () => upstream.requests.filter((r) => r.method === 'GET').length,
     held: () => held,
     release: () => release(),
@@ -94,5 +95,48 @@ describe('list-cache steps', () => {
     expect(t.upstreamCalls()).toBe(1);
     expect((await fetch(t.url)).headers.get('x-cache')).toBe('HIT');
     expect(t.upstreamCalls()).toBe(1);
+  });
+});
+
+describe('list-cache steps, told by the OpenAPI document', () => {
+  const ok = { '200': { description: 'ok' } };
+  // Another document's cache rules: the steps follow `x-cache` and `x-cache-invalidates`, whatever the operations are called.
+  const document: OpenApiDocument = {
+    openapi: '3.1.0',
+    info: { title: 'Animals', version: '1' },
+    paths: {
+      '/animals': {
+        get: { operationId: 'listAnimals', 'x-cache': 'list', responses: ok },
+        post: { operationId: 'addAnimal', 'x-cache-invalidates': ['listAnimals'], responses: ok, requestBody: { content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+      '/pets': { get: { operationId: 'listPets', responses: ok } },
+    },
+  };
+  let t: Awaited<ReturnType<typeof setUp>>;
+  beforeEach(async () => {
+    t = await setUp(document);
+  });
+  afterEach(() => t.close());
+
+  test('when an operation has x-cache: list, then its second call is served from the cache, and an operation without it is not cached', async () => {
+    expect((await fetch(t.at('/animals'))).headers.get('x-cache')).toBe('MISS');
+    const second = await fetch(t.at('/animals'));
+    expect([second.status, second.headers.get('x-cache'), await second.text()]).toEqual([200, 'HIT', PETS]);
+    expect(t.upstreamCalls()).toBe(1);
+
+    await fetch(t.at('/pets'));
+    const pets = await fetch(t.at('/pets'));
+    expect([pets.status, pets.headers.get('x-cache')]).toEqual([200, null]);
+    expect(t.upstreamCalls()).toBe(3);
+  });
+
+  test('when an operation with x-cache-invalidates succeeds, then the next list call misses and goes upstream', async () => {
+    await fetch(t.at('/animals'));
+    expect((await fetch(t.at('/animals'))).headers.get('x-cache')).toBe('HIT');
+    const added = await fetch(t.at('/animals'), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' });
+    expect(added.status).toBe(201);
+    await added.text();
+    expect((await fetch(t.at('/animals'))).headers.get('x-cache')).toBe('MISS');
+    expect(t.upstreamCalls()).toBe(2);
   });
 });

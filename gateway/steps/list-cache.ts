@@ -29,7 +29,8 @@ const PASS_MS = 10_000;
 const MAX_PASSES = 1000;
 
 /**
- * Serves `GET /pets` from the list cache and invalidates it on a successful `POST /pets`.
+ * Serves the operation marked `x-cache: list` in the OpenAPI document (`GET /pets`) from the list
+ * cache, and invalidates it on a successful call of one marked `x-cache-invalidates` (`POST /pets`).
  * Runs after authentication, rate limiting and validation, so a cached body is never served to
  * a request that would have been refused. Concurrent identical misses share one upstream call
  * per process (and across processes through a short Redis lock). When the cache store fails,
@@ -95,7 +96,7 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
   const prefetch: Step = function prefetchListCacheStep(req, _res, next) {
     const { ctx } = req;
     const route = ctx.route;
-    if (route?.kind === 'operation' && route.operation.operationId === 'listPets' && req.method === 'GET') {
+    if (route?.kind === 'operation' && route.operation.cache === 'list' && req.method === 'GET') {
       const parsed = parseListQuery(route.operation, ctx.search);
       if (parsed) {
         const { query, key } = parsed;
@@ -226,13 +227,13 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
   const serve: Step = function listCacheStep(req, res, next) {
     const { ctx } = req;
     const op = ctx.operation;
-    if (op?.operationId === 'createPet') {
+    if (op?.invalidatesCache.length) {
       ctx.onUpstreamResponse = async (upstream) => {
-        if (upstream.status === 201) await invalidate(ctx.environment);
+        if (upstream.status >= 200 && upstream.status < 300) await invalidate(ctx.environment);
       };
       return next();
     }
-    if (op?.operationId !== 'listPets' || req.method !== 'GET') return next();
+    if (op?.cache !== 'list' || req.method !== 'GET') return next();
 
     const early = ctx.cacheLookup;
     const key = early?.key ?? normalisedQueryKey(ctx.query ?? {});

@@ -1,10 +1,10 @@
 import type { IncomingMessage } from 'node:http';
+import { ENVIRONMENTS, type EnvironmentPrefixes } from '../../openapi/environments';
 import type { OperationTable } from '../../openapi/operations';
 import { createMemoryListCache } from '../cache/memory-list-cache';
 import { createRedisListCache } from '../cache/redis-list-cache';
 import { clientIp, clientKey } from '../http/client-ip';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
-import type { Environment } from '../pipeline/pipeline';
 import { createTurnEnd } from '../pipeline/turn-end';
 import { originOf } from '../steps/cors';
 import { createCircuitBreaker } from '../upstream/circuit-breaker';
@@ -13,12 +13,12 @@ import type { Wiring } from './context';
 import type { Identity } from './identity';
 import type { Stores } from './stores';
 
-const PREFIXES: Record<Environment, string> = { production: '/v1', staging: '/staging/v1' };
-
 export interface ApiMountsDeps {
   stores: Stores;
   identity: Identity;
   operations: OperationTable;
+  /** Each environment's path prefix, from the document's servers. */
+  prefixes: EnvironmentPrefixes;
   metrics: GatewayMetrics;
   /** Where clients reach the gateway (PUBLIC_URL, else http://localhost:<port>). */
   publicUrl: string;
@@ -27,7 +27,7 @@ export interface ApiMountsDeps {
 }
 
 /** Both environments' API pipelines, sharing one list cache, one key budget and one turn end. */
-export function createApiMounts(w: Wiring, { stores, identity, operations, metrics, publicUrl, ownUrl }: ApiMountsDeps) {
+export function createApiMounts(w: Wiring, { stores, identity, operations, prefixes, metrics, publicUrl, ownUrl }: ApiMountsDeps) {
   const { config, logger, now, defer } = w;
   // Browser pages from PUBLIC_URL or from the gateway's own address may call the API (CORS).
   const corsOrigins = [...new Set([publicUrl, ownUrl].map(originOf).filter((o): o is string => o !== null))];
@@ -36,10 +36,10 @@ export function createApiMounts(w: Wiring, { stores, identity, operations, metri
   const cache = createListCache(w, stores.redis?.publisher, turnEnd.beforeWrites);
   const clientIpOf = (req: IncomingMessage) => clientIp(req, config.trustProxy);
   const clientKeyOf = (req: IncomingMessage) => clientKey(req, config.trustProxy);
-  return (['production', 'staging'] as const).map((environment) => {
+  return ENVIRONMENTS.map((environment) => {
     const mount = createApiPipeline({
       environment,
-      prefix: PREFIXES[environment],
+      prefix: prefixes[environment],
       upstreamUrl: stores.upstreams.urls[environment],
       upstreamToken: stores.upstreams.tokens[environment],
       publicUrl,

@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { createLogger, type Logger } from '../../lib/logger';
-import { loadOpenApiDocument } from '../../openapi/document';
+import { loadOpenApiDocument, type OpenApiDocument } from '../../openapi/document';
+import { environmentPrefixes } from '../../openapi/environments';
 import { compileOperations } from '../../openapi/operations';
 import type { Config } from '../config';
 import type { DrainReport, HttpDrain } from '../http/drain';
@@ -21,6 +22,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** How often expired sessions are deleted (default hourly; tests shorten it). */
   sessionPurgeIntervalMs?: number;
+  /** The public contract, loaded once; tests pass a variant (another sunset), the process reads openapi/animal-store.yaml. */
+  apiDocument?: OpenApiDocument;
 }
 
 export interface Gateway {
@@ -63,7 +66,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
 
   // Each step registers its own cleanup as it builds; the stop runs them in reverse.
   async function assemble() {
-    const document = loadOpenApiDocument();
+    const document = options.apiDocument ?? loadOpenApiDocument();
     const operations = compileOperations(document);
     const stores = await openStores(w, operations);
     const identity = await createIdentity(w, stores, { injectedClock: options.now, sessionPurgeIntervalMs: options.sessionPurgeIntervalMs });
@@ -73,7 +76,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     http = createHttpServer(w, refusedEarly);
     const { url, port, bound } = await listen(http.server, w);
     const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
-    const mounts = createApiMounts(w, { stores, identity, operations, metrics, publicUrl, ownUrl: url });
+    const mounts = createApiMounts(w, { stores, identity, operations, prefixes: environmentPrefixes(document), metrics, publicUrl, ownUrl: url });
     const app = createPortalApp(w, { stores, identity, document, registry, publicUrl });
     http.server.on('request', createFrontHandler(mounts, app, refusedEarly));
     const metricsUrl = await startMetricsListener(w, registry);

@@ -3,6 +3,7 @@ import type Redis from 'ioredis';
 import type { Database } from '../../db/database';
 import { openDatabase } from '../../db/open-database';
 import { migrateKeys } from '../../identity/migrations';
+import { ENVIRONMENTS } from '../../openapi/environments';
 import type { OperationTable } from '../../openapi/operations';
 import { startPetStore } from '../../petstore/open-pet-store';
 import type { Environment } from '../pipeline/pipeline';
@@ -90,7 +91,7 @@ async function startEmbeddedStores({ config, logger, defer }: Wiring, db: Databa
   const upstreams: Upstreams = { urls: {} as Record<Environment, string>, tokens: {} };
   // The embedded stores answer only this process: other processes on the host cannot reach them past the gateway.
   const storeToken = randomBytes(32).toString('base64url');
-  for (const environment of ['production', 'staging'] as const) {
+  for (const environment of ENVIRONMENTS) {
     const remote = config.upstreams[environment];
     if (remote) {
       upstreams.urls[environment] = remote;

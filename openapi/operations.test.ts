@@ -1,0 +1,28 @@
+import type { OpenApiDocument } from './document';
+import { compileOperations } from './operations';
+
+const ok = { '200': { description: 'ok' } };
+const doc = (paths: OpenApiDocument['paths']): OpenApiDocument => ({ openapi: '3.1.0', info: { title: 't', version: '1' }, paths });
+
+describe('operations compiled from the document', () => {
+  test('when an operation is deprecated with x-deprecated-at and x-sunset, then its Deprecation and Sunset header values are formatted once', () => {
+    const [op] = compileOperations(
+      doc({ '/a': { get: { operationId: 'a', deprecated: true, 'x-deprecated-at': '2026-01-02T03:04:05Z', 'x-sunset': '2031-06-30T12:00:00Z', responses: ok } } }),
+    ).operations;
+    expect(op).toMatchObject({ deprecationHeader: '@1767323045', sunsetHeader: 'Mon, 30 Jun 2031 12:00:00 GMT', sunset: new Date('2031-06-30T12:00:00Z') });
+  });
+
+  test('when the cache rules do not hold together, then compiling fails at start-up', () => {
+    expect(() => compileOperations(doc({ '/a': { get: { operationId: 'a', 'x-cache': 'item', responses: ok } } }))).toThrow('x-cache must be "list"');
+    expect(() => compileOperations(doc({ '/a': { post: { operationId: 'a', 'x-cache': 'list', responses: ok } } }))).toThrow('x-cache needs a GET');
+    expect(() => compileOperations(doc({ '/a': { get: { operationId: 'a', 'x-cache': 'list', responses: ok } }, '/b': { get: { operationId: 'b', 'x-cache': 'list', responses: ok } } }))).toThrow(
+      'only one operation may have x-cache: list',
+    );
+    expect(() => compileOperations(doc({ '/a': { post: { operationId: 'a', 'x-cache-invalidates': ['b'], responses: ok } } }))).toThrow('names b, which has no x-cache');
+    expect(() => compileOperations(doc({ '/a': { post: { operationId: 'a', 'x-cache-invalidates': 'b', responses: ok } } }))).toThrow('must be a list of operationIds');
+  });
+
+  test('when x-sunset is not an instant, then compiling fails at start-up', () => {
+    expect(() => compileOperations(doc({ '/a': { get: { operationId: 'a', deprecated: true, 'x-sunset': 'soon', responses: ok } } }))).toThrow('a: x-sunset must be an ISO 8601 instant');
+  });
+});
