@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse, stringify } from 'yaml';
+import { describeDeprecations } from './describe-deprecations';
 
 export type OpenApiDocument = {
   openapi: string;
-  info: { version: string; title: string };
+  info: { version: string; title: string; description?: string };
   paths: Record<string, Record<string, unknown>>;
   components?: { schemas?: Record<string, unknown> };
 } & Record<string, unknown>;
@@ -12,9 +13,14 @@ export type OpenApiDocument = {
 export const API_DOCUMENT_PATH = join(__dirname, 'animal-store.yaml');
 export const PORTAL_DOCUMENT_PATH = join(__dirname, 'portal.yaml');
 
-/** Reads an OpenAPI document once, at start-up, and freezes it: it is shared by docs, validation and tests. */
+/**
+ * Reads an OpenAPI document once, at start-up, writes its deprecation schedule into its prose,
+ * and freezes it: it is shared by docs, validation and tests.
+ */
 export function loadOpenApiDocument(path: string = API_DOCUMENT_PATH): OpenApiDocument {
-  return deepFreeze(parse(readFileSync(path, 'utf8')) as OpenApiDocument);
+  const doc = parse(readFileSync(path, 'utf8')) as OpenApiDocument;
+  describeDeprecations(doc);
+  return deepFreeze(doc);
 }
 
 /** The bytes served at /openapi.json and /openapi.yaml, rendered once. */

@@ -3,6 +3,7 @@ import swaggerUiDist from 'swagger-ui-dist/package.json';
 import swaggerUi from 'swagger-ui-express';
 import type { OpenApiDocument } from '../openapi/document';
 import { documentRoutes } from '../openapi/document-routes';
+import { environmentPrefixes } from '../openapi/environments';
 import type { Assets } from './assets';
 import { operationBadgesCss } from './docs-badges';
 import { html, type SafeHtml } from './html';
@@ -77,6 +78,7 @@ const TABS: ReadonlyArray<Omit<DocsTab, 'current'>> = [
  */
 export function createApiDocs(deps: ApiDocsDeps): Router {
   const { assets } = deps;
+  const prefixes = environmentPrefixes(deps.apiDocument);
   assets.add('docs-api-badges.css', operationBadgesCss(deps.apiDocument));
   assets.add('docs-portal-badges.css', operationBadgesCss(deps.portalDocument));
 
@@ -107,7 +109,7 @@ export function createApiDocs(deps: ApiDocsDeps): Router {
       description: 'Interactive reference of the Animal Store API, with Try it out against production and staging.',
       intro: html`<ol class="docs-steps">
         <li><strong>Authorize</strong> with an API key (<a href="/portal/keys">get one</a>).</li>
-        <li>Pick the <strong>server</strong>: Production (<code>/v1</code>) or Staging (<code>/staging/v1</code>), matching your key.</li>
+        <li>Pick the <strong>server</strong>: Production (<code>${prefixes.production}</code>) or Staging (<code>${prefixes.staging}</code>), matching your key.</li>
         <li>Open an operation and press <strong>Execute</strong>.</li>
       </ol>`,
       badgesAsset: 'docs-api-badges.css',

@@ -1,6 +1,9 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
+import { loadOpenApiDocument } from '../openapi/document';
+import { environmentPrefixes } from '../openapi/environments';
+import { compileOperations } from '../openapi/operations';
 import { createPortal, createPortalAssets } from './create-portal';
 
 const SESSION = { sessionId: 's1', accountId: 7, expiresAt: new Date('2030-01-01T00:00:00Z') };
@@ -13,6 +16,7 @@ describe('portal pages', () => {
   const signedIn = 'asg_session=valid';
 
   beforeAll(async () => {
+    const document = loadOpenApiDocument();
     const app = express();
     app.use(
       createPortal({
@@ -20,6 +24,8 @@ describe('portal pages', () => {
         sessions: { resolve: async (token: string) => (token === 'valid' ? SESSION : null) },
         accounts: { get: async (id: number) => (id === 7 ? { id, email, createdAt: new Date() } : null) },
         assets: createPortalAssets(),
+        operations: compileOperations(document),
+        prefixes: environmentPrefixes(document),
       }),
     );
     app.use((_req, res) => void res.status(404).end());

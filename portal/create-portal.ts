@@ -2,8 +2,11 @@ import { join } from 'node:path';
 import { Router, type Request, type Response } from 'express';
 import type { AccountService } from '../identity/account-service';
 import type { SessionService } from '../identity/session-service';
+import type { EnvironmentPrefixes } from '../openapi/environments';
+import type { OperationTable } from '../openapi/operations';
 import { sessionToken } from './api/session-auth';
 import { createAssets, type Assets } from './assets';
+import { deprecationNotice } from './deprecation-notice';
 import type { SafeHtml } from './html';
 import { loginPage, safeNext, signupPage } from './pages/auth-pages';
 import { deprecationsPage } from './pages/deprecations-page';
@@ -24,7 +27,13 @@ export interface PortalDeps {
   sessions: Pick<SessionService, 'resolve'>;
   accounts: Pick<AccountService, 'get'>;
   assets: Assets;
+  /** The public contract, compiled once: the pages' prefixes and deprecation dates come from it. */
+  operations: OperationTable;
+  prefixes: EnvironmentPrefixes;
 }
+
+/** The operation the deprecations page's migration guide is written for. */
+const GUIDED_DEPRECATION = 'getPet';
 
 /**
  * The developer portal pages under `/portal/`, server-rendered, plus their static assets.
@@ -32,7 +41,8 @@ export interface PortalDeps {
  * (sign up, log in, keys) goes through the portal JSON API from the page scripts.
  */
 export function createPortal(deps: PortalDeps): Router {
-  const { assets, publicUrl } = deps;
+  const { assets, publicUrl, prefixes } = deps;
+  const deprecated = deprecationNotice(deps.operations, GUIDED_DEPRECATION);
   const router = Router({ strict: true, caseSensitive: true });
 
   const viewerOf = async (req: Request): Promise<Viewer> => {
@@ -71,7 +81,7 @@ export function createPortal(deps: PortalDeps): Router {
 
   router.get('/portal/', async function landing(req, res) {
     const viewer = await viewerOf(req);
-    send(res, page('Animal Store API', 'Get an API key and make your first Animal Store API call in under a minute.', 'home', viewer, landingPage({ publicUrl, viewer })));
+    send(res, page('Animal Store API', 'Get an API key and make your first Animal Store API call in under a minute.', 'home', viewer, landingPage({ publicUrl, viewer, prefixes, deprecated })));
   });
 
   router.get('/portal/signup', async function signup(req, res) {
@@ -90,13 +100,13 @@ export function createPortal(deps: PortalDeps): Router {
   router.get('/portal/keys', async function keys(req, res) {
     const viewer = await viewerOf(req);
     if (typeof viewer !== 'object') return redirect(res, '/portal/login?next=%2Fportal%2Fkeys');
-    const main = keysPage({ email: viewer.email, publicUrl });
+    const main = keysPage({ email: viewer.email, publicUrl, prefixes, deprecated });
     send(res, page('API keys', 'Create, list and revoke your Animal Store API keys.', 'keys', viewer, main, ['keys.js']), 'no-store');
   });
 
   router.get('/portal/deprecations', async function deprecations(req, res) {
     const viewer = await viewerOf(req);
-    const main = deprecationsPage({ publicUrl });
+    const main = deprecationsPage({ publicUrl, prefixes, deprecated });
     send(res, page('Deprecations', 'Deprecated Animal Store API operations, their sunset dates and how to migrate.', 'deprecations', viewer, main));
   });
 

@@ -68,6 +68,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
   async function assemble() {
     const document = options.apiDocument ?? loadOpenApiDocument();
     const operations = compileOperations(document);
+    const prefixes = environmentPrefixes(document);
     const stores = await openStores(w, operations);
     const identity = await createIdentity(w, stores, { injectedClock: options.now, sessionPurgeIntervalMs: options.sessionPurgeIntervalMs });
     const { metrics, registry } = createPrometheusMetrics({ keyVerifier: identity.verifier });
@@ -76,8 +77,8 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     http = createHttpServer(w, refusedEarly);
     const { url, port, bound } = await listen(http.server, w);
     const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
-    const mounts = createApiMounts(w, { stores, identity, operations, prefixes: environmentPrefixes(document), metrics, publicUrl, ownUrl: url });
-    const app = createPortalApp(w, { stores, identity, document, registry, publicUrl });
+    const mounts = createApiMounts(w, { stores, identity, operations, prefixes, metrics, publicUrl, ownUrl: url });
+    const app = createPortalApp(w, { stores, identity, document, operations, prefixes, registry, publicUrl });
     http.server.on('request', createFrontHandler(mounts, app, refusedEarly));
     const metricsUrl = await startMetricsListener(w, registry);
     logger.info({ url, bound, publicUrl, upstreams: stores.upstreams.urls, database: stores.db.kind, metricsUrl }, 'gateway listening');

@@ -3,6 +3,8 @@ import express from 'express';
 import type { Registry } from 'prom-client';
 import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH, type OpenApiDocument } from '../../openapi/document';
 import { documentRoutes } from '../../openapi/document-routes';
+import type { EnvironmentPrefixes } from '../../openapi/environments';
+import type { OperationTable } from '../../openapi/operations';
 import { createPortalApiRouter } from '../../portal/api/router';
 import { createApiDocs } from '../../portal/api-docs';
 import { createPortal, createPortalAssets } from '../../portal/create-portal';
@@ -19,13 +21,16 @@ export interface PortalAppDeps {
   stores: Stores;
   identity: Identity;
   document: OpenApiDocument;
+  /** The compiled operations and the environments' prefixes, which the portal's pages show. */
+  operations: OperationTable;
+  prefixes: EnvironmentPrefixes;
   registry: Registry;
   /** Where clients reach the gateway: the portal's links and cookies use it. */
   publicUrl: string;
 }
 
 /** The Express app for every path that is not the API: health, metrics, the contract, the portal, its API and docs. */
-export function createPortalApp({ config, logger, now }: Wiring, { stores, identity, document, registry, publicUrl }: PortalAppDeps): express.Express {
+export function createPortalApp({ config, logger, now }: Wiring, { stores, identity, document, operations, prefixes, registry, publicUrl }: PortalAppDeps): express.Express {
   const { db, redis } = stores;
   const { accounts, sessions, apiKeys, limiters } = identity;
   const app = express();
@@ -39,7 +44,7 @@ export function createPortalApp({ config, logger, now }: Wiring, { stores, ident
   app.use(healthRoutes(checks));
   if (config.metricsToken) app.use(metricsRoutes({ registry, token: config.metricsToken }));
   app.use(documentRoutes(document, '', publicUrl));
-  app.use(createPortal({ publicUrl, sessions, accounts, assets: portalAssets }));
+  app.use(createPortal({ publicUrl, sessions, accounts, assets: portalAssets, operations, prefixes }));
   app.use(createApiDocs({ apiDocument: document, portalDocument: loadOpenApiDocument(PORTAL_DOCUMENT_PATH), assets: portalAssets, publicUrl }));
   app.use(
     '/portal/api',

@@ -1,9 +1,13 @@
+import type { EnvironmentPrefixes } from '../../openapi/environments';
+import type { DeprecationNotice } from '../deprecation-notice';
 import { html, type SafeHtml } from '../html';
 import { codeBlock } from './components';
 
 /** `/portal/deprecations`: the target of `Link: <…>; rel="deprecation"` on deprecated operations. */
-export function deprecationsPage(o: { publicUrl: string }): SafeHtml {
-  const base = `${o.publicUrl}/v1`;
+export function deprecationsPage(o: { publicUrl: string; prefixes: EnvironmentPrefixes; deprecated: DeprecationNotice }): SafeHtml {
+  const base = `${o.publicUrl}${o.prefixes.production}`;
+  const { deprecatedOn, sunset, headers } = o.deprecated;
+  const operation = `${o.deprecated.method} ${o.deprecated.path}`;
   return html`<div class="page-head">
   <h1>Deprecations</h1>
   <p class="lead">Operations we plan to remove, when, and what to use instead. Deprecated operations keep working
@@ -16,9 +20,9 @@ export function deprecationsPage(o: { publicUrl: string }): SafeHtml {
     <thead><tr><th scope="col">Operation</th><th scope="col">Deprecated since</th><th scope="col">Removed on</th><th scope="col">Use instead</th></tr></thead>
     <tbody>
       <tr>
-        <th scope="row" data-label="Operation"><a href="#get-pet"><code>GET /pets/{petId}</code></a></th>
-        <td data-label="Deprecated since"><time datetime="2025-12-05">5 December 2025</time></td>
-        <td data-label="Removed on"><time datetime="2030-12-05T00:00:00Z">5 December 2030</time></td>
+        <th scope="row" data-label="Operation"><a href="#get-pet"><code>${operation}</code></a></th>
+        <td data-label="Deprecated since"><time datetime="${deprecatedOn.iso}">${deprecatedOn.text}</time></td>
+        <td data-label="Removed on"><time datetime="${sunset.iso}">${sunset.text}</time></td>
         <td data-label="Use instead"><code>GET /pets?status=…</code></td>
       </tr>
     </tbody>
@@ -26,16 +30,16 @@ export function deprecationsPage(o: { publicUrl: string }): SafeHtml {
 </div>
 
 <section class="section" aria-labelledby="get-pet">
-  <h2 id="get-pet"><code>GET /pets/{petId}</code> — removed on 5 December 2030</h2>
-  <p>Fetching one animal by its identifier is deprecated since 5 December 2025 and will be removed on
-    <strong>5 December 2030 at 00:00 UTC</strong>. From then on it answers <code>410 gone</code> with an Error body.</p>
+  <h2 id="get-pet"><code>${operation}</code> — removed on ${sunset.text}</h2>
+  <p>Fetching one animal by its identifier is deprecated since ${deprecatedOn.text} and will be removed on
+    <strong>${sunset.text} at ${sunset.time}</strong>. From then on it answers <code>410 gone</code> with an Error body.</p>
 
   <h3>How your client can tell</h3>
   <p>Every response of this operation already carries these headers, errors included:</p>
   ${codeBlock(
     'dep-headers',
     'Response headers',
-    `Deprecation: @1764892800\nSunset: Thu, 05 Dec 2030 00:00:00 GMT\nLink: <${o.publicUrl}/portal/deprecations>; rel="deprecation"; type="text/html"`,
+    `Deprecation: ${headers.deprecation}\nSunset: ${headers.sunset}\nLink: <${o.publicUrl}/portal/deprecations>; rel="deprecation"; type="text/html"`,
   )}
   <p>Log or alert on a <code>Deprecation</code> header in your HTTP client to find the remaining callers.</p>
 
@@ -54,7 +58,7 @@ export function deprecationsPage(o: { publicUrl: string }): SafeHtml {
     <li>Keep the animals you were looking for, by <code>id</code>, in your own code.</li>
   </ol>
   <p>Try both in the <a href="/docs/#/Pets/listPets">API reference</a> before you switch. The staging environment
-    (<code>${o.publicUrl}/staging/v1</code>) follows the same schedule.</p>
+    (<code>${o.publicUrl}${o.prefixes.staging}</code>) follows the same schedule.</p>
 </section>
 `;
 }

@@ -1,3 +1,5 @@
+import type { EnvironmentPrefixes } from '../../openapi/environments';
+import type { DeprecationNotice } from '../deprecation-notice';
 import { html, type SafeHtml } from '../html';
 
 export const EXPIRY_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
@@ -10,13 +12,15 @@ export const EXPIRY_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
 
 /**
  * `/portal/keys`: create a key (the secret is shown once), list keys, revoke with confirmation.
- * The list and all changes go through the portal JSON API from keys.js; this is the frame.
+ * The list and all changes go through the portal JSON API from keys.js; this is the frame, and
+ * its data attributes hand keys.js the contract's prefixes and deprecation schedule.
  */
-export function keysPage(o: { email: string; publicUrl: string }): SafeHtml {
+export function keysPage(o: { email: string; publicUrl: string; prefixes: EnvironmentPrefixes; deprecated: DeprecationNotice }): SafeHtml {
+  const { prefixes, deprecated } = o;
   return html`<div class="page-head">
   <h1>API keys</h1>
   <p class="muted">Signed in as <strong>${o.email}</strong>. Send a key as <code>Authorization: Bearer &lt;key&gt;</code>.
-    Production keys work under <code>${o.publicUrl}/v1</code>, staging keys under <code>${o.publicUrl}/staging/v1</code>.</p>
+    Production keys work under <code>${o.publicUrl}${prefixes.production}</code>, staging keys under <code>${o.publicUrl}${prefixes.staging}</code>.</p>
 </div>
 <noscript><p class="callout callout-warning">This page needs JavaScript to create and revoke keys.</p></noscript>
 
@@ -34,9 +38,9 @@ export function keysPage(o: { email: string; publicUrl: string }): SafeHtml {
       <legend>Environment</legend>
       <div class="choices">
         <label class="choice"><input type="radio" name="environment" value="production" checked>
-          <span><strong>Production</strong><span class="choice-note">Live data, under <code>/v1</code></span></span></label>
+          <span><strong>Production</strong><span class="choice-note">Live data, under <code>${prefixes.production}</code></span></span></label>
         <label class="choice"><input type="radio" name="environment" value="staging">
-          <span><strong>Staging</strong><span class="choice-note">Sandbox data, under <code>/staging/v1</code></span></span></label>
+          <span><strong>Staging</strong><span class="choice-note">Sandbox data, under <code>${prefixes.staging}</code></span></span></label>
       </div>
     </fieldset>
     <div class="field">
@@ -78,7 +82,10 @@ export function keysPage(o: { email: string; publicUrl: string }): SafeHtml {
   <div class="form-error" id="list-error" role="alert" tabindex="-1" hidden></div>
   <p class="status-line" data-list-status role="status">Loading your keys…</p>
   <div class="table-wrap">
-    <table class="data-table keys-table" data-keys-table hidden>
+    <table class="data-table keys-table" data-keys-table hidden
+      data-prefix-production="${prefixes.production}" data-prefix-staging="${prefixes.staging}"
+      data-deprecated-method="${deprecated.method}" data-deprecated-path="${deprecated.path}"
+      data-sunset="${deprecated.sunset.iso}" data-sunset-text="${deprecated.sunset.text}">
       <caption class="visually-hidden">Your API keys</caption>
       <thead>
         <tr>

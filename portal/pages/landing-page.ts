@@ -1,3 +1,5 @@
+import type { EnvironmentPrefixes } from '../../openapi/environments';
+import type { DeprecationNotice } from '../deprecation-notice';
 import { html, type SafeHtml } from '../html';
 import { callout, codeBlock } from './components';
 import type { Viewer } from './layout';
@@ -5,13 +7,15 @@ import type { Viewer } from './layout';
 export interface LandingOptions {
   publicUrl: string;
   viewer: Viewer;
+  prefixes: EnvironmentPrefixes;
+  deprecated: DeprecationNotice;
 }
 
 /** `/portal/`: what the API is, a quickstart to the first call, environments, where to go next. */
-export function landingPage({ publicUrl, viewer }: LandingOptions): SafeHtml {
+export function landingPage({ publicUrl, viewer, prefixes, deprecated }: LandingOptions): SafeHtml {
   const signedIn = typeof viewer === 'object';
-  const production = `${publicUrl}/v1`;
-  const staging = `${publicUrl}/staging/v1`;
+  const production = `${publicUrl}${prefixes.production}`;
+  const staging = `${publicUrl}${prefixes.staging}`;
   const getKey = signedIn ? '/portal/keys' : '/portal/signup';
 
   return html`<section class="hero" aria-labelledby="hero-title">
@@ -90,7 +94,7 @@ export function landingPage({ publicUrl, viewer }: LandingOptions): SafeHtml {
   <ul class="cards" role="list">
     <li class="card"><h3><a href="/docs/">API reference</a></h3><p>Every operation, with <em>Try it out</em> against production or staging.</p></li>
     <li class="card"><h3><a href="${getKey}">${signedIn ? 'Your API keys' : 'Create an account'}</a></h3><p>Create, list and revoke keys. Give each application its own key.</p></li>
-    <li class="card"><h3><a href="/portal/deprecations">Deprecations</a></h3><p><code>GET /pets/{petId}</code> is removed on 5 December 2030. See how to migrate.</p></li>
+    <li class="card"><h3><a href="/portal/deprecations">Deprecations</a></h3><p><code>${deprecated.method} ${deprecated.path}</code> is removed on ${deprecated.sunset.text}. See how to migrate.</p></li>
     <li class="card"><h3><a href="/docs/portal/">Portal API</a></h3><p>Manage accounts and keys from scripts: the JSON API behind this portal.</p></li>
   </ul>
   <h3 class="small-heading">Good to know</h3>

@@ -8,7 +8,6 @@
   'use strict';
   const HANDOFF_KEY = 'asg:explorer-key';
   const KEY_SHAPE = /^asg_(prod|stag)_[A-Za-z0-9_-]{43}$/;
-  const SERVERS = { production: '/v1', staging: '/staging/v1' };
   const status = document.querySelector('[data-explorer-status]');
 
   let handoff = null;
@@ -42,7 +41,10 @@
       return;
     }
     ui.preauthorizeApiKey('bearerAuth', handoff.key);
-    ui.oas3Actions.setSelectedServer(SERVERS[environment]);
+    // The document names each server's environment (`x-environment`), so the key's own is picked.
+    const servers = ui.specSelectors.specJson().get('servers');
+    const server = servers && servers.find((s) => s.get('x-environment') === environment);
+    if (server) ui.oas3Actions.setSelectedServer(server.get('url'));
     const authorized = Boolean(ui.authSelectors.authorized().get('bearerAuth'));
     const name = typeof handoff.name === 'string' ? handoff.name : 'your new key';
     const prefix = typeof handoff.prefix === 'string' ? handoff.prefix : '';

@@ -36,17 +36,18 @@
   const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
   const countFormat = new Intl.NumberFormat();
   /**
-   * The deprecated operation `usage.deprecatedCalls` counts today, with its sunset as in
-   * openapi/animal-store.yaml (x-sunset) and on /portal/deprecations.
+   * The deprecated operation `usage.deprecatedCalls` counts today, with its sunset: the page
+   * writes them from openapi/animal-store.yaml into the table's data attributes.
    */
+  const contract = table.dataset;
   const DEPRECATED = {
-    operation: (prefix) => 'GET ' + prefix + '/pets/{petId}',
+    operation: (prefix) => contract.deprecatedMethod + ' ' + prefix + contract.deprecatedPath,
     replacement: (prefix) => 'GET ' + prefix + '/pets',
-    sunset: '2030-12-05T00:00:00Z',
-    sunsetText: '5 December 2030',
+    sunset: contract.sunset,
+    sunsetText: contract.sunsetText,
     noticeUrl: '/portal/deprecations',
   };
-  const PREFIXES = { production: '/v1', staging: '/staging/v1' };
+  const PREFIXES = { production: contract.prefixProduction, staging: contract.prefixStaging };
 
   function goToLogin() {
     window.location.assign('/portal/login?next=%2Fportal%2Fkeys');
@@ -84,7 +85,7 @@
   /** Under a key that still calls a deprecated operation: what, how often, until when, and what to use instead. */
   function deprecationWarning(key, columns) {
     const usage = key.usage;
-    const prefix = PREFIXES[key.environment] || '/v1';
+    const prefix = PREFIXES[key.environment] || PREFIXES.production;
     const times = usage.deprecatedCalls === 1 ? ' once' : ' ' + countFormat.format(usage.deprecatedCalls) + ' times';
     const last = usage.lastDeprecatedCallAt
       ? [', last on ', el('time', { datetime: usage.lastDeprecatedCallAt, title: dateTimeFormat.format(new Date(usage.lastDeprecatedCallAt)), text: dateFormat.format(new Date(usage.lastDeprecatedCallAt)) })]

@@ -2,6 +2,7 @@ import { rmSync } from 'node:fs';
 import { parseConfig } from '../../gateway/config';
 import { createGateway } from '../../gateway/wiring/create-gateway';
 import type { Logger } from '../../lib/logger';
+import type { OpenApiDocument } from '../../openapi/document';
 import { createTestDatabase, tempDir, type TestDatabase } from './databases';
 import { jsonOf } from './http';
 
@@ -36,7 +37,7 @@ export interface TestGateway {
  * database: PGlite in a temp DATA_DIR, or its own PostgreSQL database when `database` says so.
  */
 export async function startTestGateway(
-  options: { env?: Record<string, string>; database?: 'pglite' | 'postgres'; logger?: Logger; sessionPurgeIntervalMs?: number } = {},
+  options: { env?: Record<string, string>; database?: 'pglite' | 'postgres'; logger?: Logger; sessionPurgeIntervalMs?: number; apiDocument?: OpenApiDocument } = {},
 ): Promise<TestGateway> {
   const dataDir = tempDir('asg-gw-');
   let testDb: TestDatabase | undefined;
@@ -58,6 +59,7 @@ export async function startTestGateway(
     now: clock.now,
     logger: options.logger,
     sessionPurgeIntervalMs: options.sessionPurgeIntervalMs,
+    apiDocument: options.apiDocument,
   });
   const { url } = await gateway.start();
   return {
