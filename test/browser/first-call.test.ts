@@ -73,6 +73,21 @@ describe('first call from the docs portal (real Chromium)', () => {
     expect(outside).toEqual([]);
   });
 
+  test('when a staging key is handed to the explorer, then the server of its environment (x-environment in the document) is selected', async () => {
+    await signUpInBrowser(page, uniqueEmail('handoff-staging'));
+    const secret = await createKeyInBrowser(page, { name: 'Staging explorer', environment: 'Staging' });
+    expect(secret).toMatch(/^asg_stag_/);
+    await page.getByRole('button', { name: 'Use in API explorer' }).click();
+    await page.waitForURL('**/docs/#/Pets/listPets');
+    await page.getByRole('status').filter({ hasText: 'Authorized in this tab' }).waitFor();
+    await expect(page.getByLabel('Servers').inputValue()).resolves.toBe('/staging/v1');
+
+    await page.locator('#operations-Pets-listPets').getByRole('button', { name: 'Execute' }).click();
+    await executedStatus(page, 'listPets').filter({ hasText: /^200$/ }).waitFor();
+    await expect(page.locator('#operations-Pets-listPets .curl').textContent()).resolves.toContain('/staging/v1/pets');
+    expect(console_.problems).toEqual([]);
+  });
+
   test('when a key is copied and pasted into Authorize, then Execute works in staging too and shows the deprecation headers', async () => {
     await signUpInBrowser(page, uniqueEmail('copy'));
     const secret = await createKeyInBrowser(page, { name: 'CI staging', environment: 'Staging' });
