@@ -138,6 +138,16 @@ describe('when the servers in the OpenAPI document move, then the API, its Locat
     expect(await jsonOf(old)).toMatchObject({ code: 'not_found', status: 404 });
   });
 
+  test('when a production key is used under the staging prefix, then the 401 names the new prefixes', async () => {
+    const res = await fetch(`${gw.url}/sandbox/v1/pets`, { headers: { authorization: `Bearer ${dev.productionKey}` } });
+    expect(res.status).toBe(401);
+    expect(await jsonOf(res)).toEqual({
+      code: 'unauthorized',
+      message: 'This API key belongs to another environment: production keys work under /live/v1, staging keys under /sandbox/v1.',
+      status: 401,
+    });
+  });
+
   test('when the portal pages are opened, then they show the new base URLs', async () => {
     const landing = await (await fetch(`${gw.url}/portal/`)).text();
     expect(landing).toContain('<code class="url">https://api.example.test/live/v1</code>');

@@ -6,6 +6,7 @@ import { authenticate, type KeyCheck } from './authenticate';
 
 const KEY_A = `asg_prod_${'a'.repeat(43)}`;
 const KEY_B = `asg_prod_${'b'.repeat(43)}`;
+const KEY_STAGING = `asg_stag_${'c'.repeat(43)}`;
 
 /** The step with a key checker that counts how often it hashes. */
 function setUp() {
@@ -16,12 +17,17 @@ function setUp() {
         hashed.push(secret);
         return `hash-of-${secret}`;
       },
-      check: (keyHash): KeyCheck => (keyHash === `hash-of-${KEY_A}` ? { valid: true, keyId: 'key_a', accountId: 1 } : { valid: false, code: 'NOT_FOUND' }),
+      check: (keyHash): KeyCheck =>
+        keyHash === `hash-of-${KEY_A}`
+          ? { valid: true, keyId: 'key_a', accountId: 1 }
+          : { valid: false, code: keyHash === `hash-of-${KEY_STAGING}` ? 'WRONG_ENVIRONMENT' : 'NOT_FOUND' },
     },
     anonymousLimiter: createRateLimiter({ name: 'anonymous', quota: 100, windowSeconds: 60, keyPrefix: 'ip' }),
     clientKey: () => '127.0.0.1',
     metrics: createPrometheusMetrics({ defaultMetrics: false }).metrics,
     usage: { recordUse: () => {} },
+    // Not the shipped prefixes: the refusal must name whatever the document's servers say.
+    prefixes: { production: '/live/v1', staging: '/sandbox/v1' },
   });
   const send = async (socket: object, authorization: string) => {
     const req = { headers: { authorization }, socket, ctx: { environment: 'production', headers: new ResponseHeaders() } } as unknown as GatewayRequest;
@@ -52,5 +58,13 @@ describe('authenticate step', () => {
     expect(refused.keyId).toBeUndefined();
     expect((await send(connection, `Bearer ${KEY_A}`)).outcome).toBe('next');
     expect(hashed).toEqual([KEY_A, KEY_B, KEY_A]);
+  });
+
+  test('when a key of the other environment is sent, then the 401 names both environments\' prefixes as the document gives them', async () => {
+    const { send } = setUp();
+    expect((await send({}, `Bearer ${KEY_STAGING}`)).outcome).toMatchObject({
+      code: 'unauthorized',
+      message: 'This API key belongs to another environment: production keys work under /live/v1, staging keys under /sandbox/v1.',
+    });
   });
 });

@@ -3,6 +3,7 @@ import { ApiError } from '../../lib/api-error';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { Socket } from 'node:net';
 import { whenReady, type Environment, type GatewayRequest, type Next, type Step } from '../pipeline/pipeline';
+import type { EnvironmentPrefixes } from '../../openapi/environments';
 import { applyRateLimit, policyHeader } from '../rate-limit/rate-limit-headers';
 import type { RateLimiter } from '../rate-limit/rate-limiter';
 
@@ -25,13 +26,16 @@ export interface UsageRecorder {
 const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
 const CHALLENGE = 'Bearer realm="animal-store"';
 
-const REASONS: Record<Exclude<KeyCheck, { valid: true }>['code'], string> = {
-  MALFORMED: 'Invalid API key.',
-  NOT_FOUND: 'Invalid API key.',
-  REVOKED: 'This API key has been revoked.',
-  EXPIRED: 'This API key has expired.',
-  WRONG_ENVIRONMENT: 'This API key belongs to another environment: production keys work under /v1, staging keys under /staging/v1.',
-};
+/** Why a key was refused, as the client reads it; the prefixes are the document's servers. */
+function refusalReasons(prefixes: EnvironmentPrefixes): Readonly<Record<Exclude<KeyCheck, { valid: true }>['code'], string>> {
+  return Object.freeze({
+    MALFORMED: 'Invalid API key.',
+    NOT_FOUND: 'Invalid API key.',
+    REVOKED: 'This API key has been revoked.',
+    EXPIRED: 'This API key has expired.',
+    WRONG_ENVIRONMENT: `This API key belongs to another environment: production keys work under ${prefixes.production}, staging keys under ${prefixes.staging}.`,
+  });
+}
 
 function unauthorized(message: string, tokenError = false): ApiError {
   const challenge = tokenError ? `${CHALLENGE}, error="invalid_token"` : CHALLENGE;
@@ -46,13 +50,16 @@ export interface AuthenticateOptions {
   clientKey: (req: IncomingMessage) => string;
   metrics: Pick<GatewayMetrics, 'rateLimited'>;
   usage: UsageRecorder;
+  /** Each environment's prefix, named when a key is used in the other one. */
+  prefixes: EnvironmentPrefixes;
 }
 
 /**
  * `Authorization: Bearer <key>` (scheme case-insensitive) or 401; the key's outcome comes back
  * as a result, not an exception. Refusals count against the caller's IP: past its budget, 429.
  */
-export function authenticate({ keys, anonymousLimiter, clientKey, metrics, usage }: AuthenticateOptions): Step {
+export function authenticate({ keys, anonymousLimiter, clientKey, metrics, usage, prefixes }: AuthenticateOptions): Step {
+  const reasons = refusalReasons(prefixes);
   const anonymousPolicy = policyHeader(anonymousLimiter);
   // A client sends the same key on every request of a keep-alive connection: the header's hash is
   // kept with the connection (and dies with it), so the keyed hash runs once per connection and key.
@@ -60,7 +67,7 @@ export function authenticate({ keys, anonymousLimiter, clientKey, metrics, usage
 
   /** Records a valid key on the request, or refuses it. */
   const accept = (req: GatewayRequest, next: Next, result: KeyCheck): void | Promise<void> => {
-    if (!result.valid) return refuse(req, next, unauthorized(REASONS[result.code], true));
+    if (!result.valid) return refuse(req, next, unauthorized(reasons[result.code], true));
     req.ctx.keyId = result.keyId;
     req.ctx.accountId = String(result.accountId);
     // Here, not in the verifier: route matching ran first, so the operation (deprecated or not) is known.
@@ -85,7 +92,7 @@ export function authenticate({ keys, anonymousLimiter, clientKey, metrics, usage
       seen = { header, keyHash: keys.hashOf(match[1]!) };
       hashedOnConnection.set(req.socket, seen);
     }
-    if (seen.keyHash === null) return refuse(req, next, unauthorized(REASONS.MALFORMED, true));
+    if (seen.keyHash === null) return refuse(req, next, unauthorized(reasons.MALFORMED, true));
     return whenReady(keys.check(seen.keyHash, req.ctx.environment), req, next, accept);
   };
 }

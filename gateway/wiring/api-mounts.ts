@@ -39,7 +39,7 @@ export function createApiMounts(w: Wiring, { stores, identity, operations, prefi
   return ENVIRONMENTS.map((environment) => {
     const mount = createApiPipeline({
       environment,
-      prefix: prefixes[environment],
+      prefixes,
       upstreamUrl: stores.upstreams.urls[environment],
       upstreamToken: stores.upstreams.tokens[environment],
       publicUrl,

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../../lib/logger';
 import { MAX_BODY_BYTES } from '../../lib/read-json-body';
+import type { EnvironmentPrefixes } from '../../openapi/environments';
 import type { OperationTable } from '../../openapi/operations';
 import { composePipeline, type Environment, type GatewayRequest } from '../pipeline/pipeline';
 import type { ListCache } from '../cache/list-cache';
@@ -23,7 +24,8 @@ import { createTurnEndWriter } from '../pipeline/turn-end-writer';
 
 export interface ApiPipelineOptions {
   environment: Environment;
-  prefix: string;
+  /** Every environment's public prefix (the document's servers); this pipeline mounts its own. */
+  prefixes: EnvironmentPrefixes;
   upstreamUrl: string;
   /** The upstream's own credential (an embedded store's token); undefined for a remote upstream. */
   upstreamToken?: string;
@@ -64,6 +66,7 @@ export interface ApiPipelineOptions {
  */
 export function createApiPipeline(o: ApiPipelineOptions) {
   const onError = pipelineErrorHandler(o.logger);
+  const prefix = o.prefixes[o.environment];
   const proxy = proxyToUpstream({
     upstreamUrl: o.upstreamUrl,
     upstreamToken: o.upstreamToken,
@@ -73,7 +76,7 @@ export function createApiPipeline(o: ApiPipelineOptions) {
     publicUrl: o.publicUrl,
     trustProxy: o.trustProxy,
     clientIp: o.clientIp,
-    links: createLinkRewriter({ upstreamUrl: o.upstreamUrl, publicUrl: o.publicUrl, prefix: o.prefix }),
+    links: createLinkRewriter({ upstreamUrl: o.upstreamUrl, publicUrl: o.publicUrl, prefix }),
     breaker: o.circuitBreaker,
     metrics: o.metrics,
     onError,
@@ -86,7 +89,7 @@ export function createApiPipeline(o: ApiPipelineOptions) {
       cors({ allowedOrigins: o.corsOrigins }),
       matchRoute(o.operations),
       deprecationHeaders({ noticeUrl: `${o.publicUrl}/portal/deprecations` }),
-      authenticate({ keys: o.keys, anonymousLimiter: o.anonymousLimiter, clientKey: o.clientKey, metrics: o.metrics, usage: o.usage }),
+      authenticate({ keys: o.keys, anonymousLimiter: o.anonymousLimiter, clientKey: o.clientKey, metrics: o.metrics, usage: o.usage, prefixes: o.prefixes }),
       ...(cache ? [cache.prefetch] : []),
       rateLimitPerKey(o.rateLimiter, o.metrics),
       refuseUnknownRoute({ now: () => o.now().getTime() }),
@@ -96,5 +99,5 @@ export function createApiPipeline(o: ApiPipelineOptions) {
     ],
     onError,
   );
-  return { prefix: o.prefix, environment: o.environment, run, close: proxy.close };
+  return { prefix, environment: o.environment, run, close: proxy.close };
 }
