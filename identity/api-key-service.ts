@@ -152,7 +152,7 @@ function readName(value: unknown): string {
 function readEnvironment(value: unknown): Environment {
   if (value === undefined) return 'production';
   if (!(ENVIRONMENTS as readonly unknown[]).includes(value)) {
-    throw new ApiError('invalid_request', 'environment must be "production" or "staging".');
+    throw new ApiError('invalid_request', `environment must be ${ENVIRONMENTS.map((e) => `"${e}"`).join(' or ')}.`);
   }
   return value as Environment;
 }

@@ -1,6 +1,5 @@
 import type { OpenApiDocument } from './document';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+import { eachOperation } from './each-operation';
 
 /** `5 December 2030`: how pages and descriptions write an instant of the deprecation schedule (UTC). */
 export function longDate(date: Date): string {
@@ -15,19 +14,16 @@ export function longDate(date: Date): string {
  */
 export function describeDeprecations(doc: OpenApiDocument): void {
   const notices: string[] = [];
-  for (const [path, item] of Object.entries(doc.paths ?? {})) {
-    for (const method of METHODS) {
-      const op = item[method] as Record<string, unknown> | undefined;
-      if (op?.deprecated !== true || typeof op['x-sunset'] !== 'string') continue;
-      const sunset = new Date(op['x-sunset']);
-      if (Number.isNaN(sunset.getTime())) continue; // compileOperations refuses it with the operation's name
-      const since = typeof op['x-deprecated-at'] === 'string' ? new Date(op['x-deprecated-at']) : undefined;
-      const sinceText = since && !Number.isNaN(since.getTime()) ? `Deprecated since ${longDate(since)}; removed` : 'Deprecated; removed';
-      const lead = `**${sinceText} on ${longDate(sunset)}** (\`Sunset: ${sunset.toUTCString()}\`).`;
-      op.description = typeof op.description === 'string' ? `${lead}\n${op.description}` : `${lead}\n`;
-      notices.push(`\`${method.toUpperCase()} ${path}\` is deprecated and will be removed on ${longDate(sunset)}`);
-    }
-  }
+  eachOperation(doc, (op, method, path) => {
+    if (op.deprecated !== true || typeof op['x-sunset'] !== 'string') return;
+    const sunset = new Date(op['x-sunset']);
+    if (Number.isNaN(sunset.getTime())) return; // compileOperations refuses it with the operation's name
+    const since = typeof op['x-deprecated-at'] === 'string' ? new Date(op['x-deprecated-at']) : undefined;
+    const sinceText = since && !Number.isNaN(since.getTime()) ? `Deprecated since ${longDate(since)}; removed` : 'Deprecated; removed';
+    const lead = `**${sinceText} on ${longDate(sunset)}** (\`Sunset: ${sunset.toUTCString()}\`).`;
+    op.description = typeof op.description === 'string' ? `${lead}\n${op.description}` : `${lead}\n`;
+    notices.push(`\`${method.toUpperCase()} ${path}\` is deprecated and will be removed on ${longDate(sunset)}`);
+  });
   if (!notices.length) return;
   const before = doc.info.description ? `${doc.info.description.trimEnd()}\n\n` : '';
   doc.info.description = `${before}**Deprecations**: ${notices.join('; ')}; see \`/portal/deprecations\`.\n`;

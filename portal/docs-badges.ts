@@ -1,6 +1,5 @@
 import type { OpenApiDocument } from '../openapi/document';
-
-const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'] as const;
+import { eachOperation } from '../openapi/each-operation';
 
 const STABILITY_LABELS: Record<string, string> = { beta: 'Beta', experimental: 'Experimental' };
 
@@ -32,28 +31,25 @@ function formatDate(date: Date): string {
  */
 export function operationBadgesCss(document: OpenApiDocument): string {
   const rules: string[] = [];
-  for (const pathItem of Object.values(document.paths ?? {})) {
-    for (const method of METHODS) {
-      const op = pathItem[method] as Record<string, unknown> | undefined;
-      if (!op || typeof op.operationId !== 'string') continue;
-      const tags = Array.isArray(op.tags) && op.tags.length ? (op.tags as string[]) : ['default'];
-      const badges: Array<{ kind: string; label: string }> = [];
-      const stability = typeof op['x-stability'] === 'string' ? op['x-stability'] : undefined;
-      if (stability) badges.push({ kind: stability, label: STABILITY_LABELS[stability] ?? stability });
-      if (op.deprecated === true) {
-        const sunset = typeof op['x-sunset'] === 'string' ? new Date(op['x-sunset']) : undefined;
-        badges.push({ kind: 'sunset', label: sunset && !Number.isNaN(sunset.getTime()) ? `Deprecated · removed ${formatDate(sunset)}` : 'Deprecated' });
-      }
-      if (!badges.length) continue;
-      const label = badges.map((b) => b.label).join(' · ');
-      const { color, background } = BADGE_COLOURS[badges[0]!.kind] ?? OTHER_COLOURS;
-      const selectors = tags.flatMap((tag) =>
-        ['.opblock-summary-path', '.opblock-summary-path__deprecated'].map(
-          (path) => `#operations-${cssIdent(tag.replace(/\s/g, '_'))}-${cssIdent(op.operationId as string)} ${path}::after`,
-        ),
-      );
-      rules.push(`${selectors.join(',\n')} {\n  content: ${cssString(label)};\n  color: ${color};\n  background: ${background};\n}`);
+  eachOperation(document, (op) => {
+    if (typeof op.operationId !== 'string') return;
+    const tags = Array.isArray(op.tags) && op.tags.length ? (op.tags as string[]) : ['default'];
+    const badges: Array<{ kind: string; label: string }> = [];
+    const stability = typeof op['x-stability'] === 'string' ? op['x-stability'] : undefined;
+    if (stability) badges.push({ kind: stability, label: STABILITY_LABELS[stability] ?? stability });
+    if (op.deprecated === true) {
+      const sunset = typeof op['x-sunset'] === 'string' ? new Date(op['x-sunset']) : undefined;
+      badges.push({ kind: 'sunset', label: sunset && !Number.isNaN(sunset.getTime()) ? `Deprecated · removed ${formatDate(sunset)}` : 'Deprecated' });
     }
-  }
+    if (!badges.length) return;
+    const label = badges.map((b) => b.label).join(' · ');
+    const { color, background } = BADGE_COLOURS[badges[0]!.kind] ?? OTHER_COLOURS;
+    const selectors = tags.flatMap((tag) =>
+      ['.opblock-summary-path', '.opblock-summary-path__deprecated'].map(
+        (path) => `#operations-${cssIdent(tag.replace(/\s/g, '_'))}-${cssIdent(op.operationId as string)} ${path}::after`,
+      ),
+    );
+    rules.push(`${selectors.join(',\n')} {\n  content: ${cssString(label)};\n  color: ${color};\n  background: ${background};\n}`);
+  });
   return `/* Generated at start-up from the OpenAPI document. */\n${rules.join('\n')}\n`;
 }
