@@ -2,7 +2,7 @@ import express, { type Request, type Response } from 'express';
 import { ApiError } from '../lib/api-error';
 import type { Logger } from '../lib/logger';
 import { readJsonBody } from '../lib/read-json-body';
-import { renderError } from '../lib/render-error';
+import { createErrorReporter } from '../lib/report-error';
 import type { ApiOperation, OperationTable } from '../openapi/operations';
 import { requireGatewayToken } from './gateway-token';
 import type { NewPet, PetRepository, PetStatus } from './pet-repository';
@@ -18,6 +18,9 @@ export interface PetStoreDeps {
   /** A request that fails with a 5xx is one line here: the client's Error body says nothing of the cause. */
   logger: Pick<Logger, 'error'>;
 }
+
+/** The gateway sends its request id along, so the store's line and the gateway's access line match. */
+const describeStoreRequest = (req: Request) => ({ requestId: req.get('x-request-id'), method: req.method, path: req.path });
 
 /**
  * The embedded pet store: a plain HTTP service with paths relative to its own root
@@ -53,6 +56,7 @@ export function createPetStoreApp({ pets, operations, gatewayToken, logger }: Pe
     },
   };
 
+  const report = createErrorReporter({ logger, message: 'pet store request failed', describe: describeStoreRequest });
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -77,11 +81,7 @@ export function createPetStoreApp({ pets, operations, gatewayToken, logger }: Pe
       if (!handler) throw new ApiError('not_found', `${op.operationId} is not implemented.`);
       await handler({ req, res, query, params, body });
     } catch (err) {
-      const apiError = renderError(res, err);
-      if (apiError.status >= 500) {
-        // The gateway sends its request id along, so this line and the gateway's access line match.
-        logger.error({ requestId: req.get('x-request-id'), code: apiError.code, method: req.method, path: req.path, err: apiError.cause ?? apiError }, 'pet store request failed');
-      }
+      report(err, req, res);
     }
   });
   return app;

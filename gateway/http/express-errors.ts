@@ -1,8 +1,8 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
-import { ApiError, toApiError } from '../../lib/api-error';
+import { ApiError } from '../../lib/api-error';
 import type { Logger } from '../../lib/logger';
 import { renderError } from '../../lib/render-error';
-import { requestIdOf } from '../../lib/request-id';
+import { createErrorReporter, describeExpressRequest } from '../../lib/report-error';
 
 /** The Express app's last two handlers: unknown paths and stray errors both end as Error bodies. */
 export const notFound: RequestHandler = function notFound(req, res) {
@@ -15,13 +15,8 @@ export const notFound: RequestHandler = function notFound(req, res) {
  * carries in `X-Request-Id` so a report can be matched to the line.
  */
 export function expressErrorHandler(logger: Pick<Logger, 'error'>): ErrorRequestHandler {
+  const report = createErrorReporter({ logger, message: 'request failed', describe: describeExpressRequest, echoRequestId: true });
   return function renderExpressError(err, req, res, _next) {
-    const apiError = toApiError(err);
-    if (apiError.status >= 500) {
-      const requestId = requestIdOf(req);
-      if (!res.headersSent) res.setHeader('X-Request-Id', requestId);
-      logger.error({ requestId, code: apiError.code, method: req.method, path: req.path, err: apiError.cause ?? apiError }, 'request failed');
-    }
-    renderError(res, apiError);
+    report(err, req, res);
   };
 }

@@ -1,7 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../lib/logger';
-import { renderError } from '../../lib/render-error';
+import { createErrorReporter, type ReportOptions } from '../../lib/report-error';
 import type { GatewayRequest } from './pipeline';
+
+/** The API request as its line shows it: the public path, without the query. */
+const describeApiRequest = (req: GatewayRequest) => ({ requestId: req.ctx.requestId, method: req.method, path: req.ctx.prefix + req.ctx.apiPath });
 
 /**
  * The API pipeline's last word on anything a step throws or rejects with: an Error body (a bug
@@ -9,10 +12,10 @@ import type { GatewayRequest } from './pipeline';
  * one log line with the request id and the original error.
  */
 export function pipelineErrorHandler(logger: Pick<Logger, 'error'>) {
-  return function onPipelineError(err: unknown, req: GatewayRequest, res: ServerResponse): void {
+  const report = createErrorReporter({ logger, message: 'request failed', describe: describeApiRequest });
+  return function onPipelineError(err: unknown, req: GatewayRequest, res: ServerResponse, options?: ReportOptions): void {
     // Headers the steps set so far (request id, rate limit, deprecation, CORS) go out with the Error body.
     if (!res.headersSent) req.ctx.headers.applyTo(res);
-    const apiError = renderError(res, err);
-    if (apiError.status >= 500) logger.error({ requestId: req.ctx.requestId, code: apiError.code, err: apiError.cause ?? apiError }, 'request failed');
+    report(err, req, res, options);
   };
 }

@@ -2,10 +2,12 @@ import { request } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import pino from 'pino';
 import { renderError } from '../../lib/render-error';
+import { captureLogs } from '../../test/support/captured-logs';
 import { servePipeline } from '../../test/support/pipeline-server';
 import { until } from '../../test/support/until';
 import { startRecordingUpstream } from '../../test/support/upstream-double';
 import type { CacheOutcome, GatewayMetrics, RateLimitKind, UpstreamOutcome } from '../metrics/gateway-metrics';
+import { pipelineErrorHandler } from '../pipeline/error-handler';
 import { composePipeline, type Environment, type GatewayRequest } from '../pipeline/pipeline';
 import { createCircuitBreaker } from '../upstream/circuit-breaker';
 import { createLinkRewriter } from '../upstream/upstream-links';
@@ -39,7 +41,8 @@ async function setUp() {
   let time = 0;
   const breaker = createCircuitBreaker({ environment: 'staging', failureThreshold: 2, openMs: 3000, logger: pino({ level: 'silent' }), now: () => time });
   const recorded = recordingMetrics();
-  const onError = (err: unknown, _req: GatewayRequest, res: import('node:http').ServerResponse) => void renderError(res, err);
+  const { lines, logger } = captureLogs<{ level: number; code?: string }>('info');
+  const onError = pipelineErrorHandler(logger);
   const proxy = proxyToUpstream({
     upstreamUrl: upstream.url,
     timeoutMs: 300,
@@ -55,6 +58,8 @@ async function setUp() {
     breaker,
     recorded,
     url,
+    /** The codes of the error lines logged so far. */
+    loggedErrors: () => lines.filter((l) => l.level >= 50).map((l) => l.code),
     behave: (b: Behaviour) => (behaviour = b),
     advance: (ms: number) => (time += ms),
     close: async () => {
@@ -123,6 +128,20 @@ describe('proxy step: circuit breaker and upstream metrics', () => {
     expect((await fetch(t.url)).status).toBe(503);
   });
 
+  test('when the circuit is open, then its refusals are answered without a line each: the breaker tells the outage once, the failures that opened it are logged', async () => {
+    t.behave('hang');
+    expect((await fetch(t.url)).status).toBe(504);
+    await t.upstream.close();
+    expect((await fetch(t.url)).status).toBe(502);
+    expect(t.breaker.state).toBe('open');
+    for (let i = 0; i < 3; i++) {
+      const refused = await fetch(t.url);
+      expect(refused.status).toBe(503);
+      expect(await refused.json()).toEqual({ code: 'service_unavailable', message: 'The upstream is unavailable; retry after 3 s.', status: 503 });
+    }
+    expect(t.loggedErrors()).toEqual(['gateway_timeout', 'bad_gateway']);
+  });
+
   test('when the half-open probe is abandoned by its client, then the next request becomes the probe instead of being refused', async () => {
     t.behave('unavailable');
     await fetch(t.url);
@@ -171,7 +190,8 @@ async function setUpBusy(upstreamBehaviour: 'silent' | 'endless_body') {
   });
   const recorded = recordingMetrics();
   const breaker = createCircuitBreaker({ environment: 'production', failureThreshold: 100, openMs: 3000, logger: pino({ level: 'silent' }) });
-  const onError = (err: unknown, _req: GatewayRequest, res: import('node:http').ServerResponse) => void renderError(res, err);
+  const { lines, logger } = captureLogs<{ level: number; code?: string }>('info');
+  const onError = pipelineErrorHandler(logger);
   const proxy = proxyToUpstream({
     upstreamUrl: upstream.url,
     timeoutMs: 300,
@@ -186,6 +206,8 @@ async function setUpBusy(upstreamBehaviour: 'silent' | 'endless_body') {
   return {
     upstream,
     recorded,
+    /** The codes of the error lines logged so far. */
+    loggedErrors: () => lines.filter((l) => l.level >= 50).map((l) => l.code),
     /** Upstream responses whose connection closed before they ended. */
     cut: () => cut,
     url: server.url('/pets'),
@@ -226,7 +248,7 @@ describe('proxy step: more calls than upstream connections', () => {
     void next.body?.cancel().catch(() => {});
   });
 
-  test('when the connection and the queue are taken, then the next call gets 503 service_unavailable with Retry-After at once, counted as saturated', async () => {
+  test('when the connection and the queue are taken, then the next call gets 503 service_unavailable with Retry-After at once, counted as saturated, not logged', async () => {
     t = await setUpBusy('silent');
     const held = [fetch(t.url), fetch(t.url)];
     while (t.upstream.requests.length < 1) await new Promise((r) => setTimeout(r, 5));
@@ -236,6 +258,7 @@ describe('proxy step: more calls than upstream connections', () => {
     expect(await refused.json()).toEqual({ code: 'service_unavailable', message: 'The upstream is busy; retry after 1 s.', status: 503 });
     expect(t.recorded.outcomes()).toEqual(['saturated']);
     expect((await Promise.all(held)).map((r) => r.status)).toEqual([504, 504]);
+    expect(t.loggedErrors()).toEqual(['gateway_timeout', 'gateway_timeout']); // the timeouts are; load shedding is counted, not logged
   });
 });
 

@@ -2,7 +2,7 @@ import { Agent as HttpAgent, type ClientRequest, type IncomingHttpHeaders, type 
 import { Agent as HttpsAgent } from 'node:https';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { ApiError, errorCodeFor, isErrorBodyFor } from '../../lib/api-error';
-import { renderError } from '../../lib/render-error';
+import type { ReportOptions } from '../../lib/report-error';
 import type { GatewayMetrics, UpstreamOutcome } from '../metrics/gateway-metrics';
 import type { GatewayRequest, Step } from '../pipeline/pipeline';
 import type { CircuitBreaker } from '../upstream/circuit-breaker';
@@ -34,7 +34,8 @@ export interface ProxyOptions {
   /** Guards this upstream: while open, requests are answered 503 without contacting it. */
   breaker: CircuitBreaker;
   metrics: GatewayMetrics;
-  onError: (err: unknown, req: GatewayRequest, res: ServerResponse) => void;
+  /** Renders and logs a failed call; `quiet` renders without a line (see lib/report-error.ts). */
+  onError: (err: unknown, req: GatewayRequest, res: ServerResponse, options?: ReportOptions) => void;
 }
 
 /** A step that buffers the upstream's answer (cache fill, create) never holds more than this. */
@@ -59,6 +60,7 @@ const NOT_RETURNED = new Set([
   'alt-svc',
 ]);
 const BUSY_RETRY_AFTER_SECONDS = 1;
+const QUIETLY: ReportOptions = Object.freeze({ quiet: true });
 
 /**
  * One code path for every upstream (embedded store, staging, remote): http-proxy-middleware over
@@ -204,23 +206,28 @@ export function proxyToUpstream({
       req.ctx.headers.applyTo(res);
       if (inFlight >= maxInFlight) {
         metrics.upstreamFinished(req.ctx.environment, 'saturated', 0);
-        renderError(
-          res,
+        // Load shedding, counted in the metrics: a line per refusal would flood the log when it matters most.
+        onError(
           new ApiError('service_unavailable', `The upstream is busy; retry after ${BUSY_RETRY_AFTER_SECONDS} s.`, {
             headers: { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
           }),
+          req,
+          res,
+          QUIETLY,
         );
         return;
       }
       const admission = breaker.admit();
       if (!admission.admitted) {
         metrics.upstreamFinished(req.ctx.environment, 'circuit_open', 0);
-        // Rendered here, not through onError: the breaker logged the outage once; a line per refusal would flood the log.
-        renderError(
-          res,
+        // The breaker logged the outage once; a line per refusal would flood the log.
+        onError(
           new ApiError('service_unavailable', `The upstream is unavailable; retry after ${admission.retryAfterSeconds} s.`, {
             headers: { 'Retry-After': String(admission.retryAfterSeconds) },
           }),
+          req,
+          res,
+          QUIETLY,
         );
         return;
       }

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type Request, type RequestHandler, type Response } from 'express';
-import { ApiError, toApiError } from '../../lib/api-error';
-import { renderError } from '../../lib/render-error';
-import { requestIdOf } from '../../lib/request-id';
+import { ApiError } from '../../lib/api-error';
+import { createErrorReporter, describeExpressRequest } from '../../lib/report-error';
 import type { Account, AccountService } from '../../identity/account-service';
 import type { ApiKeyService, IssuedKey, KeySummary } from '../../identity/api-key-service';
 import type { LoginLimiter } from '../../identity/login-limiter';
@@ -195,16 +194,10 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
     throw new ApiError('not_found', `No portal API operation at ${req.method} ${req.baseUrl}${req.path}.`);
   });
 
+  const report = createErrorReporter({ logger: deps.logger, message: 'portal API request failed', describe: describeExpressRequest, echoRequestId: true });
   // Express recognises error handlers by their four parameters.
   router.use(function renderPortalApiError(err: unknown, req: Request, res: Response, _next: (err?: unknown) => void) {
-    const apiError = toApiError(err);
-    if (apiError.status >= 500) {
-      // The id in the response lets a report be matched to the log line; the body stays generic.
-      const requestId = requestIdOf(req);
-      if (!res.headersSent) res.setHeader('X-Request-Id', requestId);
-      deps.logger?.error({ requestId, code: apiError.code, err: apiError.cause ?? apiError, method: req.method, path: `${req.baseUrl}${req.path}` }, 'portal API request failed');
-    }
-    renderError(res, apiError);
+    report(err, req, res);
   });
 
   return router;
