@@ -76,30 +76,56 @@ export function whenReady<T>(
 /** Connect-style, so http-proxy-middleware and other middlewares plug in unchanged. */
 export type Step = (req: GatewayRequest, res: ServerResponse, next: Next) => void | Promise<void>;
 
+type PipelineErrorHandler = (err: unknown, req: GatewayRequest, res: ServerResponse) => void;
+
+/** One request's walk along the steps. */
+interface PipelineRun {
+  readonly steps: readonly Step[];
+  readonly onError: PipelineErrorHandler;
+  readonly req: GatewayRequest;
+  readonly res: ServerResponse;
+  /** The last step started: a `next` from a step before it is that step's second. */
+  reached: number;
+}
+
 /**
  * Builds the pipeline once at start-up. Running it is a loop over an array: no router, and no
- * per-request allocation beyond the `next` closure (and a rejection handler for a step that
- * returns a promise).
+ * per-request allocation beyond the run's state and one `next` per step reached (and a rejection
+ * handler for a step that returns a promise).
  */
-export function composePipeline(steps: readonly Step[], onError: (err: unknown, req: GatewayRequest, res: ServerResponse) => void) {
+export function composePipeline(steps: readonly Step[], onError: PipelineErrorHandler) {
   return function runPipeline(req: GatewayRequest, res: ServerResponse): void {
-    let index = 0;
-    const next: Next = (err) => {
-      if (err !== undefined) return onError(err, req, res);
-      const step = steps[index++];
-      if (!step) return onError(new Error('The gateway pipeline ended without a response.'), req, res);
-      try {
-        const result = step(req, res, next);
-        if (result instanceof Promise) result.catch((reason: unknown) => failStep(next, reason));
-      } catch (thrown) {
-        failStep(next, thrown);
-      }
-    };
-    next();
+    startStep({ steps, onError, req, res, reached: -1 }, 0);
   };
 }
 
-/** A step that throws or rejects fails the request, even with `undefined`, which `next` would take for "go on". */
-function failStep(next: Next, err: unknown): void {
-  next(err ?? new Error(`A gateway pipeline step failed with ${String(err)}.`));
+function startStep(run: PipelineRun, index: number): void {
+  run.reached = index;
+  const step = run.steps[index];
+  if (!step) return run.onError(new Error('The gateway pipeline ended without a response.'), run.req, run.res);
+  try {
+    // Anonymous on purpose: tsx keeps names, and naming a function made per request costs a defineProperty.
+    const result = step(run.req, run.res, (err) => goOn(run, index, err));
+    if (result instanceof Promise) result.catch((reason: unknown) => failStep(run, reason));
+  } catch (thrown) {
+    failStep(run, thrown);
+  }
+}
+
+function goOn(run: PipelineRun, index: number, err: unknown): void {
+  // Hono's compose guard: a step that goes on twice is a bug, which a silently skipped step would hide.
+  if (run.reached > index) {
+    return run.onError(new Error(`next() called multiple times by the pipeline step ${run.steps[index]!.name || index}.`, { cause: err }), run.req, run.res);
+  }
+  if (err === undefined) return startStep(run, index + 1);
+  run.reached = index + 1; // a later call from this step is a second one too
+  run.onError(err, run.req, run.res);
+}
+
+/**
+ * A step that throws or rejects fails the request, even with `undefined`, which `next` would take
+ * for "go on"; straight to the handler, since the step may have called `next` already.
+ */
+function failStep(run: PipelineRun, err: unknown): void {
+  run.onError(err ?? new Error(`A gateway pipeline step failed with ${String(err)}.`), run.req, run.res);
 }
