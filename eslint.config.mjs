@@ -24,6 +24,20 @@ export default tseslint.config(
     files: ['lib/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['../*', '../**'], message: 'lib/ imports nothing of the project.' }] }] },
   },
+  // The unit tier (jest.config.js): a test beside its code reaches no Redis, PostgreSQL, PGlite, browser or served child process.
+  {
+    files: ['**/*.test.ts'],
+    ignores: ['test/**'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', {
+        paths: ['ioredis', 'pg', '@electric-sql/pglite', 'playwright-core'].map((name) => ({ name, message: 'A unit test reaches no server: move it to the same path under test/ (see jest.config.js).' })),
+        patterns: [{
+          group: ['**/db/pglite-database', '**/db/postgres-database', '**/db/open-database', '**/wiring/redis', '**/test/browser/**', ...['databases', 'gateway-harness', 'gateway-process', 'child-process', 'local-services', 'redis-server', 'postgres-server', 'pet-store-process', 'pet-store-upstream'].map((file) => `**/test/support/${file}`)],
+          message: 'A unit test reaches no server: move it to the same path under test/ (see jest.config.js).',
+        }],
+      }],
+    },
+  },
   { files: ['gateway/main.ts', 'petstore/main.ts', 'test/**', 'bench/**', '**/*.test.ts', '*.js', '*.mjs', 'scripts/**'], rules: { 'no-restricted-syntax': 'off' } },
   { files: ['*.js', 'test/support/*.js'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', process: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );

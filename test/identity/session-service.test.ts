@@ -1,8 +1,8 @@
 import jwt from 'jsonwebtoken';
-import type { Database } from '../db/database';
-import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
-import { migrateKeys } from './migrations';
-import { createSessionService, SESSION_LIFETIME_MS, sessionCookieOptions, type SessionService } from './session-service';
+import type { Database } from '../../db/database';
+import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../support/databases';
+import { migrateKeys } from '../../identity/migrations';
+import { createSessionService, SESSION_LIFETIME_MS, sessionCookieOptions, type SessionService } from '../../identity/session-service';
 
 const SECRET = 'session-test-secret-0123456789abcdefghijkl';
 

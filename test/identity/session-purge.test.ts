@@ -1,10 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Database } from '../db/database';
-import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
-import { until } from '../test/support/until';
-import { migrateKeys } from './migrations';
-import { schedulePurgeOfSessions } from './session-purge';
-import { createSessionService, SESSION_LIFETIME_MS } from './session-service';
+import type { Database } from '../../db/database';
+import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../support/databases';
+import { until } from '../support/until';
+import { migrateKeys } from '../../identity/migrations';
+import { schedulePurgeOfSessions } from '../../identity/session-purge';
+import { createSessionService, SESSION_LIFETIME_MS } from '../../identity/session-service';
 
 const SECRET = 'session-purge-secret-0123456789abcdefghijkl';
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -1,8 +1,8 @@
 import type Redis from 'ioredis';
-import { createRedis } from '../wiring/redis';
-import { redisTestUrl } from '../../test/support/databases';
-import { createRedisListCache } from './redis-list-cache';
-import type { CachedResponse, CacheLookup, ListCache } from './list-cache';
+import { createRedis } from '../../../gateway/wiring/redis';
+import { redisTestUrl } from '../../support/databases';
+import { createRedisListCache } from '../../../gateway/cache/redis-list-cache';
+import type { CachedResponse, CacheLookup, ListCache } from '../../../gateway/cache/list-cache';
 
 const REDIS_URL = redisTestUrl();
 const entry = (body: string): CachedResponse => ({ storedAt: Date.now(), contentType: 'application/json', body: Buffer.from(body) });

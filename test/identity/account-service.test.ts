@@ -1,10 +1,10 @@
-import type { Database } from '../db/database';
-import { migrate } from '../db/migrate';
-import { ApiError } from '../lib/api-error';
-import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
-import { createAccountService, type AccountService } from './account-service';
-import { KEYS_SCHEMA, keysMigrations, migrateKeys } from './migrations';
-import { createPasswordHasher } from './password';
+import type { Database } from '../../db/database';
+import { migrate } from '../../db/migrate';
+import { ApiError } from '../../lib/api-error';
+import { createTestDatabase, testDatabaseKinds, type TestDatabase } from '../support/databases';
+import { createAccountService, type AccountService } from '../../identity/account-service';
+import { KEYS_SCHEMA, keysMigrations, migrateKeys } from '../../identity/migrations';
+import { createPasswordHasher } from '../../identity/password';
 
 const PASSWORD = 'correct horse battery staple';
 

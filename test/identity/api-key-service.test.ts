@@ -1,11 +1,11 @@
 import { createHmac } from 'node:crypto';
-import type { Database } from '../db/database';
-import { ApiError } from '../lib/api-error';
-import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
-import { createApiKeyService, parseApiKey, type ApiKeyService } from './api-key-service';
-import { migrate } from '../db/migrate';
-import { KEYS_SCHEMA, keysMigrations, migrateKeys } from './migrations';
-import { createLocalRevocationBus, type RevocationBus } from './revocation-bus';
+import type { Database } from '../../db/database';
+import { ApiError } from '../../lib/api-error';
+import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../support/databases';
+import { createApiKeyService, parseApiKey, type ApiKeyService } from '../../identity/api-key-service';
+import { migrate } from '../../db/migrate';
+import { KEYS_SCHEMA, keysMigrations, migrateKeys } from '../../identity/migrations';
+import { createLocalRevocationBus, type RevocationBus } from '../../identity/revocation-bus';
 
 const HASH_SECRET = 'test-hash-secret-0123456789abcdefghijklmnop';
 const DAY_MS = 24 * 60 * 60 * 1000;

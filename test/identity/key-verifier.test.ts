@@ -1,9 +1,9 @@
-import type { Database } from '../db/database';
-import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../test/support/databases';
-import { createApiKeyService, type ApiKeyService } from './api-key-service';
-import { createKeyVerifier, type KeyVerifier } from './key-verifier';
-import { migrateKeys } from './migrations';
-import { createLocalRevocationBus, type RevocationBus } from './revocation-bus';
+import type { Database } from '../../db/database';
+import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../support/databases';
+import { createApiKeyService, type ApiKeyService } from '../../identity/api-key-service';
+import { createKeyVerifier, type KeyVerifier } from '../../identity/key-verifier';
+import { migrateKeys } from '../../identity/migrations';
+import { createLocalRevocationBus, type RevocationBus } from '../../identity/revocation-bus';
 
 const HASH_SECRET = 'verifier-test-hash-secret-0123456789abcdef';
 
