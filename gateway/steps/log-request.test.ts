@@ -1,0 +1,83 @@
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import type { Level } from 'pino';
+import type { ApiOperation } from '../../openapi/operations';
+import { captureLogs } from '../../test/support/captured-logs';
+import { headersSet, runStep, stepRequest } from '../../test/support/run-step';
+import type { GatewayMetrics } from '../metrics/gateway-metrics';
+import type { RequestContext } from '../pipeline/pipeline';
+import { logRequest } from './log-request';
+
+/**
+ * The step with a logger at `level` and metrics that record each finished request; `send` runs it
+ * on a request, and its `finish` ends the response with a status as Node does (a `finish` event).
+ */
+function setUp(level: Level) {
+  const { lines, logger } = captureLogs(level);
+  const finished: unknown[][] = [];
+  const metrics: Pick<GatewayMetrics, 'requestFinished'> = { requestFinished: (...args) => void finished.push(args) };
+  const step = logRequest(logger, metrics);
+  const send = async (ctx: Partial<RequestContext>, method = 'GET') => {
+    const req = stepRequest({ method, apiPath: '/pets/3', ctx });
+    const res = Object.assign(new EventEmitter(), { req, statusCode: 200 });
+    const outcome = await runStep(step, req, res as unknown as ServerResponse);
+    return {
+      req,
+      outcome,
+      headers: headersSet(req),
+      finish: (status: number) => {
+        res.statusCode = status;
+        res.emit('finish');
+      },
+    };
+  };
+  return { lines, finished, send };
+}
+
+const getPet = { operationId: 'getPet' } as ApiOperation;
+
+describe('log-request step', () => {
+  test('when a request arrives, then its id is set as X-Request-Id and it goes on, with nothing logged or counted before the response finishes', async () => {
+    const { lines, finished, send } = setUp('info');
+    const { outcome, headers } = await send({ requestId: 'req-abc' });
+    expect(outcome).toEqual({ next: 1 });
+    expect(headers).toEqual({ 'X-Request-Id': 'req-abc' });
+    expect(lines).toEqual([]);
+    expect(finished).toEqual([]);
+  });
+
+  test('when the response finishes, then one line tells request id, environment, method, route, public path, status, key id and duration, and the metrics count it', async () => {
+    const { lines, finished, send } = setUp('info');
+    const request = await send({ requestId: 'req-abc', environment: 'staging', prefix: '/staging/v1', operation: getPet, startedAt: performance.now() - 1500 }, 'GET');
+    request.finish(404);
+    expect(lines).toHaveLength(1);
+    const { time: _time, pid: _pid, hostname: _hostname, ms, ...line } = lines[0]!;
+    expect(line).toEqual({ level: 30, requestId: 'req-abc', environment: 'staging', method: 'GET', route: 'getPet', path: '/staging/v1/pets/3', status: 404 });
+    expect(ms).toBeGreaterThanOrEqual(1500);
+    expect(finished).toEqual([['staging', 'getPet', 404, expect.any(Number)]]);
+    expect(finished[0]![3]).toBeGreaterThanOrEqual(1.5);
+  });
+
+  test('when a later step names the key, then the line carries the key id known when the response finishes', async () => {
+    const { lines, send } = setUp('info');
+    const request = await send({ operation: getPet });
+    request.req.ctx.keyId = 'key_123';
+    request.finish(200);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ route: 'getPet', status: 200, keyId: 'key_123' });
+  });
+
+  test('when no operation matched, then the route is logged and counted as "unmatched"', async () => {
+    const { lines, finished, send } = setUp('info');
+    (await send({}, 'DELETE')).finish(405);
+    expect(lines[0]).toMatchObject({ method: 'DELETE', route: 'unmatched', status: 405 });
+    expect(finished).toEqual([['production', 'unmatched', 405, expect.any(Number)]]);
+  });
+
+  test('when the log level is above info, then nothing is logged but the metrics still count the request', async () => {
+    const { lines, finished, send } = setUp('warn');
+    (await send({ operation: getPet })).finish(201);
+    expect(lines).toEqual([]);
+    expect(finished).toEqual([['production', 'getPet', 201, expect.any(Number)]]);
+  });
+});
