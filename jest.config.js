@@ -11,7 +11,8 @@
  *   under test/ (identity/account-service.ts → test/identity/account-service.test.ts).
  * - browser: `test/browser/**`, in Chromium; its gateways run on PGlite.
  *
- * `npm run test:unit`, `test:integration` and `test:browser` run one tier each.
+ * `npm run test:unit`, `test:integration` and `test:browser` run one tier each, named in TEST_TIER
+ * (Jest's --selectProjects would swallow the test paths given after it).
  */
 const shared = {
   testEnvironment: 'node',
@@ -19,21 +20,25 @@ const shared = {
 };
 const ignored = ['/node_modules/', '/data/', '/dist/'];
 
+const tiers = [
+  { ...shared, displayName: 'unit', testMatch: ['<rootDir>/**/*.test.ts'], testPathIgnorePatterns: [...ignored, '<rootDir>/test/'] },
+  {
+    ...shared,
+    displayName: 'integration',
+    testMatch: ['<rootDir>/test/**/*.test.ts'],
+    testPathIgnorePatterns: [...ignored, '<rootDir>/test/browser/'],
+    // A Redis and a PostgreSQL for the whole run: the machine's own, or private ones started when those do not answer.
+    globalSetup: '<rootDir>/test/support/global-setup.ts',
+    globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  },
+  { ...shared, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'], testPathIgnorePatterns: ignored },
+];
+const tier = process.env.TEST_TIER;
+if (tier && !tiers.some((t) => t.displayName === tier)) throw new Error(`TEST_TIER must be one of ${tiers.map((t) => t.displayName).join(', ')}; got "${tier}".`);
+
 /** @type {import('jest').Config} */
 module.exports = {
-  projects: [
-    { ...shared, displayName: 'unit', testMatch: ['<rootDir>/**/*.test.ts'], testPathIgnorePatterns: [...ignored, '<rootDir>/test/'] },
-    {
-      ...shared,
-      displayName: 'integration',
-      testMatch: ['<rootDir>/test/**/*.test.ts'],
-      testPathIgnorePatterns: [...ignored, '<rootDir>/test/browser/'],
-      // A Redis and a PostgreSQL for the whole run: the machine's own, or private ones started when those do not answer.
-      globalSetup: '<rootDir>/test/support/global-setup.ts',
-      globalTeardown: '<rootDir>/test/support/global-teardown.ts',
-    },
-    { ...shared, displayName: 'browser', testMatch: ['<rootDir>/test/browser/**/*.test.ts'], testPathIgnorePatterns: ignored },
-  ],
+  projects: tier ? tiers.filter((t) => t.displayName === tier) : tiers,
   // Starting PGlite (a WASM PostgreSQL) takes seconds, and far longer when both cores are busy.
   testTimeout: 60000,
   // Integration tests start real servers and databases; two workers match the machine's two cores.
