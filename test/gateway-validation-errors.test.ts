@@ -182,6 +182,12 @@ describe('request validation at the gateway', () => {
       expect(answer.headers['content-type']).toBe('application/json; charset=utf-8');
       const message = 'Only "Expect: 100-continue" is supported; this request expected "tea".';
       expect(JSON.parse(answer.body)).toEqual({ code: 'expectation_failed', message, status: 417 });
+      if (target!.startsWith('/v1/')) {
+        // Refused after the key and its budget, the 417 carries their headers like any other refusal.
+        expect(answer.headers['x-request-id']).toEqual(expect.any(String));
+        expect(answer.headers.ratelimit).toMatch(/^"default";r=\d+;t=\d+$/);
+        expect(answer.headers['ratelimit-policy']).toEqual(expect.any(String));
+      }
     }
     expect(upstream.requests.length).toBe(before);
   });

@@ -115,18 +115,26 @@ describe('metrics on the main port (METRICS_TOKEN) and on their own listener (ME
   test('when requests are refused before any route sees them, then they are counted by Error code, every code exposed from the start', async () => {
     const refused = (code: string, samples: Sample[]) => valueOf(samples, 'asg_refused_before_routing_total', { code });
     const before = await scrape();
-    for (const code of ['invalid_request', 'payload_too_large', 'request_timeout', 'expectation_failed', 'headers_too_large']) {
+    for (const code of ['invalid_request', 'payload_too_large', 'request_timeout', 'headers_too_large']) {
       expect(refused(code, before)).toEqual(expect.any(Number));
     }
     await sendRaw(gw.url, 'GARBAGE\r\n\r\n');
     await sendRaw(gw.url, 'GET /v1/pets HTTP/1.1\r\n\r\n');
     await sendRaw(gw.url, 'CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n');
-    await sendRaw(gw.url, 'GET /v1/pets HTTP/1.1\r\nHost: x\r\nExpect: tea\r\nConnection: close\r\n\r\n');
     await sendRaw(gw.url, `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(17 * 1024)}\r\n\r\n`);
     const after = await scrape();
     expect(refused('invalid_request', after)! - refused('invalid_request', before)!).toBe(3);
-    expect(refused('expectation_failed', after)! - refused('expectation_failed', before)!).toBe(1);
     expect(refused('headers_too_large', after)! - refused('headers_too_large', before)!).toBe(1);
+  });
+
+  test('when a request expects anything but 100-continue, then its 417 is an API response of its route, not a refusal before routing', async () => {
+    const answered = (samples: Sample[]) => valueOf(samples, 'asg_http_requests_total', { environment: 'production', route: 'listPets', status: '417' }) ?? 0;
+    const before = await scrape();
+    const answer = await sendRaw(gw.url, `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${dev.productionKey}\r\nExpect: tea\r\nConnection: close\r\n\r\n`);
+    expect(answer.status).toBe(417);
+    const after = await scrape();
+    expect(answered(after) - answered(before)).toBe(1);
+    expect(valueOf(after, 'asg_refused_before_routing_total', { code: 'expectation_failed' })).toBeUndefined();
   });
 
   test('when scraped, then the process metrics are there too, prefixed asg_', async () => {

@@ -1,4 +1,6 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { ApiError } from '../../lib/api-error';
+import { quotedInMessage } from '../../lib/plain-text';
 
 /**
  * `Expect: 100-continue` is answered when the body is about to be read, not on arrival as Node
@@ -15,3 +17,24 @@ export function continueWhenBodyIsRead(server: Server): void {
     server.emit('request', req, res);
   });
 }
+
+/**
+ * Any `Expect` but 100-continue is refused with 417 by the surface that answers the request (the
+ * API pipeline after the key and its budget, the Express app first), so the 417 carries the same
+ * request id and rate-limit headers as every other answer. Node would answer it with a bare 417.
+ */
+export function passOnOtherExpectations(server: Server): void {
+  server.on('checkExpectation', function passOnExpectation(req: IncomingMessage, res: ServerResponse) {
+    server.emit('request', req, res);
+  });
+}
+
+/** The 417 for an expectation the gateway cannot meet, or undefined when there is none to refuse. */
+export function unsupportedExpectation(req: IncomingMessage): ApiError | undefined {
+  const expect = req.headers.expect;
+  if (expect === undefined || CONTINUE.test(expect)) return undefined;
+  return new ApiError('expectation_failed', `Only "Expect: 100-continue" is supported; this request expected "${quotedInMessage(expect)}".`);
+}
+
+/** What Node itself takes for 100-continue (its continueExpression). */
+const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;

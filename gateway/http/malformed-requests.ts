@@ -1,7 +1,6 @@
 import { maxHeaderSize, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { ApiError } from '../../lib/api-error';
-import { quotedInMessage } from '../../lib/plain-text';
 import { errorResponseBytes, renderError } from '../../lib/render-error';
 import { requestIdOf } from '../../lib/request-id';
 import type { EarlyRefusalCode } from '../metrics/gateway-metrics';
@@ -9,8 +8,8 @@ import type { EarlyRefusalCode } from '../metrics/gateway-metrics';
 /**
  * What Node's HTTP parser refuses before any handler runs (a malformed request line or header,
  * headers over the size limit, a request that outlived `requestTimeout`) is answered with an
- * Error body like every other refusal; Node's own answer is a bare status line. So are CONNECT,
- * which Node would answer by closing the connection, and an `Expect` Node does not know.
+ * Error body like every other refusal; Node's own answer is a bare status line. So is CONNECT,
+ * which Node would answer by closing the connection.
  */
 export function answerMalformedRequests(server: Server, counted: CountRefusal): void {
   server.on('clientError', (err: Error & { code?: string }, socket: Duplex) => {
@@ -25,13 +24,6 @@ export function answerMalformedRequests(server: Server, counted: CountRefusal): 
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
     const message = 'CONNECT is not supported: the gateway is not a forward proxy.';
     refuse(socket, errorResponseBytes(refused(counted, { code: 'invalid_request', message })));
-  });
-  // Any Expect but 100-continue (answered by expect-continue.ts) goes here instead of to the handler; Node's own answer is a bare 417.
-  // Answered before the key is read, so it carries no rate-limit headers; the request id, like every other answer.
-  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
-    res.setHeader('X-Request-Id', requestIdOf(req));
-    const message = `Only "Expect: 100-continue" is supported; this request expected "${quotedInMessage(req.headers.expect ?? '')}".`;
-    renderError(res, refused(counted, { code: 'expectation_failed', message }));
   });
 }
 

@@ -4,7 +4,7 @@ import type { Environment } from '../pipeline/pipeline';
 export type CacheOutcome = 'hit' | 'miss' | 'coalesced' | 'bypass';
 export type RateLimitKind = 'key' | 'anonymous';
 /** Error codes of requests refused before any route saw them (Node's parser, CONNECT, Expect, no Host). */
-export const EARLY_REFUSAL_CODES = ['invalid_request', 'payload_too_large', 'request_timeout', 'expectation_failed', 'headers_too_large'] as const satisfies readonly ErrorCode[];
+export const EARLY_REFUSAL_CODES = ['invalid_request', 'payload_too_large', 'request_timeout', 'headers_too_large'] as const satisfies readonly ErrorCode[];
 export type EarlyRefusalCode = (typeof EARLY_REFUSAL_CODES)[number];
 /** How an upstream call ended: an HTTP status class, or why there was no response. */
 export type UpstreamOutcome = '2xx' | '3xx' | '4xx' | '5xx' | 'refused' | 'timeout' | 'circuit_open' | 'saturated';

@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../../lib/api-error';
 import { readJsonBody } from '../../lib/read-json-body';
+import { unsupportedExpectation } from '../http/expect-continue';
 import type { Step } from '../pipeline/pipeline';
 
 /**
@@ -14,6 +15,9 @@ export function validateRequest({ maxBodyBytes }: { maxBodyBytes: number }): Ste
     const { route, search } = req.ctx;
     if (route?.kind !== 'operation') return next();
     const op = route.operation;
+    // Refused here, after the key and its budget, so the 417 carries their headers like any refusal.
+    const unmet = unsupportedExpectation(req);
+    if (unmet) throw unmet;
     op.parsePathParams(route.rawParams);
     // A valid query may have been parsed already, to start the cache read early.
     req.ctx.query ??= op.parseQuery(new URLSearchParams(search));

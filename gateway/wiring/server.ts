@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { limitConnections } from '../http/connection-limits';
 import { trackForDrain, type HttpDrain } from '../http/drain';
-import { continueWhenBodyIsRead } from '../http/expect-continue';
+import { continueWhenBodyIsRead, passOnOtherExpectations } from '../http/expect-continue';
 import { answerMalformedRequests, type CountRefusal } from '../http/malformed-requests';
 import { closeUnreadBodies } from '../http/unread-body';
 import { startMetricsServer } from '../metrics/metrics-server';
@@ -34,6 +34,7 @@ export function createHttpServer({ config, logger }: Wiring, refusedEarly: Count
   limitConnections(server, { maxConnections: config.maxConnections, maxPerAddress: config.trustProxy ? undefined : config.maxConnectionsPerClient, logger });
   answerMalformedRequests(server, refusedEarly);
   continueWhenBodyIsRead(server);
+  passOnOtherExpectations(server);
   const drainer = trackForDrain(server);
   closeUnreadBodies(server, UNREAD_BODY_GRACE_MS);
   return { server, drainer };
