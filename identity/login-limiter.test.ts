@@ -1,14 +1,5 @@
-import { ApiError } from '../lib/api-error';
+import { refusal } from '../test/support/refusal';
 import { createLoginLimiter } from './login-limiter';
-
-async function refusal(promise: Promise<unknown>): Promise<ApiError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
-}
 
 describe('login limiter', () => {
   test('when an email fails 5 times from one address, then the 6th attempt is refused for 15 minutes with Retry-After', async () => {

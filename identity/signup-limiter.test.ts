@@ -1,14 +1,5 @@
-import { ApiError } from '../lib/api-error';
+import { refusal } from '../test/support/refusal';
 import { createSignupLimiter } from './signup-limiter';
-
-async function refusal(promise: Promise<unknown>): Promise<ApiError> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
-  return err as ApiError;
-}
 
 describe('sign-up limiter', () => {
   test('when one address signs up more often than its allowance, then 429 with the wait in Retry-After', async () => {
