@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
-import { RateLimiterMemory, RateLimiterRedis, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { createBudgetLeases } from './budget-leases';
+import { createCounter } from './limiter-factory';
 
 /** What one request learns from its budget; `allowed: false` is a business outcome, not an error. */
 export interface RateDecision {
@@ -28,15 +28,12 @@ export interface RateLimiterOptions {
 }
 
 /**
- * rate-limiter-flexible keeps the count — `RateLimiterRedis` (with an in-memory insurance limiter)
- * when Redis is configured, `RateLimiterMemory` otherwise — and budget leases in front of it let a
+ * rate-limiter-flexible keeps the count (createCounter: Redis with an in-memory insurance limiter,
+ * or memory alone), and budget leases in front of it let a
  * busy key spend most of its requests in process memory (see budget-leases.ts).
  */
 export function createRateLimiter(o: RateLimiterOptions): RateLimiter {
-  const base = { points: o.quota, duration: o.windowSeconds, keyPrefix: o.keyPrefix };
-  const counter: RateLimiterAbstract = o.redis
-    ? new RateLimiterRedis({ ...base, storeClient: o.redis, insuranceLimiter: new RateLimiterMemory(base) })
-    : new RateLimiterMemory(base);
+  const counter = createCounter({ points: o.quota, duration: o.windowSeconds, keyPrefix: o.keyPrefix }, o.redis);
   return {
     policy: { name: o.name, quota: o.quota, windowSeconds: o.windowSeconds },
     consume: createBudgetLeases({ counter, quota: o.quota, windowMs: o.windowSeconds * 1000 }),
