@@ -7,6 +7,7 @@ import type { GatewayMetrics, UpstreamOutcome } from '../metrics/gateway-metrics
 import type { GatewayRequest, Step } from '../pipeline/pipeline';
 import type { CircuitBreaker } from '../upstream/circuit-breaker';
 import type { UpstreamCall } from '../upstream/upstream-call';
+import { connectionTokens, HOP_BY_HOP } from '../upstream/hop-by-hop';
 import { createUpstreamRequestHeaders } from '../upstream/upstream-request-headers';
 import type { LinkRewriter } from '../upstream/upstream-links';
 
@@ -41,16 +42,8 @@ export interface ProxyOptions {
 /** A step that buffers the upstream's answer (cache fill, create) never holds more than this. */
 const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 /** An upstream response header the client never sees: hop-by-hop, or one that would act on the gateway's own origin. */
-const NOT_RETURNED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'proxy-authenticate',
-  'proxy-authorization',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
+const NOT_RETURNED = new Set<string>([
+  ...HOP_BY_HOP,
   'x-powered-by',
   'server',
   // The portal's session lives on this origin: an upstream must not set, clear or redirect it.
@@ -200,37 +193,23 @@ export function proxyToUpstream({
     return upstream;
   }
 
+  /**
+   * A 503 without contacting the upstream, counted in the metrics but not logged: the breaker
+   * logged the outage once, and a line per refusal would flood the log when it matters most.
+   */
+  const shed = (req: GatewayRequest, res: ServerResponse, outcome: 'saturated' | 'circuit_open', state: string, retryAfterSeconds: number): void => {
+    metrics.upstreamFinished(req.ctx.environment, outcome, 0);
+    const headers = { 'Retry-After': String(retryAfterSeconds) };
+    onError(new ApiError('service_unavailable', `The upstream is ${state}; retry after ${retryAfterSeconds} s.`, { headers }), req, res, QUIETLY);
+  };
+
   return {
     step: function proxyStep(req, res, next) {
       // The upstream's answer is written through Node's header calls: the steps' headers go first, and its own win.
       req.ctx.headers.applyTo(res);
-      if (inFlight >= maxInFlight) {
-        metrics.upstreamFinished(req.ctx.environment, 'saturated', 0);
-        // Load shedding, counted in the metrics: a line per refusal would flood the log when it matters most.
-        onError(
-          new ApiError('service_unavailable', `The upstream is busy; retry after ${BUSY_RETRY_AFTER_SECONDS} s.`, {
-            headers: { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) },
-          }),
-          req,
-          res,
-          QUIETLY,
-        );
-        return;
-      }
+      if (inFlight >= maxInFlight) return shed(req, res, 'saturated', 'busy', BUSY_RETRY_AFTER_SECONDS);
       const admission = breaker.admit();
-      if (!admission.admitted) {
-        metrics.upstreamFinished(req.ctx.environment, 'circuit_open', 0);
-        // The breaker logged the outage once; a line per refusal would flood the log.
-        onError(
-          new ApiError('service_unavailable', `The upstream is unavailable; retry after ${admission.retryAfterSeconds} s.`, {
-            headers: { 'Retry-After': String(admission.retryAfterSeconds) },
-          }),
-          req,
-          res,
-          QUIETLY,
-        );
-        return;
-      }
+      if (!admission.admitted) return shed(req, res, 'circuit_open', 'unavailable', admission.retryAfterSeconds);
       const { ctx } = req;
       const call: UpstreamCall = { req, res, permit: admission.permit, startedAt: process.hrtime.bigint(), upstream: undefined, timer: undefined, reported: false };
       ctx.upstreamCall = call;
@@ -286,14 +265,11 @@ function statusClass(status: number): UpstreamOutcome {
 }
 
 function responseHeaders(proxyRes: IncomingMessage, links: LinkRewriter): Record<string, string | string[]> {
-  const connectionTokens = String(proxyRes.headers.connection ?? '')
-    .toLowerCase()
-    .split(',')
-    .map((t) => t.trim());
+  const named = connectionTokens(proxyRes.headers.connection);
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of Object.entries(proxyRes.headers)) {
     // CORS is the gateway's decision (cors.ts): an upstream's Access-Control-* would widen it.
-    if (value === undefined || NOT_RETURNED.has(name) || name.startsWith('access-control-') || connectionTokens.includes(name)) continue;
+    if (value === undefined || NOT_RETURNED.has(name) || name.startsWith('access-control-') || named?.has(name)) continue;
     out[name] = value;
   }
   if (typeof out.location === 'string') out.location = links.location(out.location);

@@ -1,5 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { isIPv4, isIPv6 } from 'node:net';
+import { connectionTokens, HOP_BY_HOP } from './hop-by-hop';
 
 export interface UpstreamRequestHeaderOptions {
   /** `host[:port]` of the upstream, sent as its Host. */
@@ -29,16 +30,8 @@ export interface UpstreamIdentity {
  * identity and forwarding headers the gateway writes itself, and digests of a body whose
  * framing the gateway writes itself.
  */
-const NEVER_FORWARDED = new Set([
-  'connection',
-  'keep-alive',
-  'proxy-connection',
-  'te',
-  'trailer',
-  'transfer-encoding',
-  'upgrade',
-  'proxy-authenticate',
-  'proxy-authorization',
+const NEVER_FORWARDED = new Set<string>([
+  ...HOP_BY_HOP,
   'authorization',
   'cookie',
   'forwarded',
@@ -86,7 +79,7 @@ export function createUpstreamRequestHeaders(o: UpstreamRequestHeaderOptions) {
 
   return function upstreamRequestHeaders(req: IncomingMessage, identity: UpstreamIdentity, body: Buffer | undefined): OutgoingHttpHeaders {
     const received = req.headers;
-    const named = received.connection === undefined ? undefined : connectionTokens(received.connection);
+    const named = connectionTokens(received.connection);
     const out: OutgoingHttpHeaders = {};
     if (identity.sharedFill) return sharedFillHeaders(out, identity.requestId);
     for (const name in received) {
@@ -135,10 +128,6 @@ export function createUpstreamRequestHeaders(o: UpstreamRequestHeaderOptions) {
 }
 
 export type UpstreamRequestHeaders = ReturnType<typeof createUpstreamRequestHeaders>;
-
-function connectionTokens(value: string): Set<string> {
-  return new Set(value.split(',').map((token) => token.trim().toLowerCase()));
-}
 
 function forwardedForChain(value: string | string[] | undefined): string[] {
   if (value === undefined) return [];
