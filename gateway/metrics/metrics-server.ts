@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { ApiError } from '../../lib/api-error';
 import { renderError } from '../../lib/render-error';
+import { describeListenAddress } from '../http/listen-address';
 import { writeMetrics } from './write-metrics';
 
 export interface MetricsServer {
@@ -31,10 +32,8 @@ export async function startMetricsServer({ registry, host, port }: { registry: R
       resolve();
     });
   });
-  const bound = (server.address() as AddressInfo).port;
-  const shown = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
   return {
-    url: `http://${shown}:${bound}/metrics`,
+    url: `${describeListenAddress(server.address() as AddressInfo, host).url}/metrics`,
     close: () =>
       new Promise<void>((resolve) => {
         // Scrapers keep connections alive between scrapes; nothing here is worth waiting for.

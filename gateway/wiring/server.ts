@@ -8,7 +8,7 @@ import { answerMalformedRequests, type CountRefusal } from '../http/malformed-re
 import { closeUnreadBodies } from '../http/unread-body';
 import { startMetricsServer } from '../metrics/metrics-server';
 import type { Wiring } from './context';
-import { describeListenAddress, type ListenAddress } from './listen-address';
+import { describeListenAddress, type ListenAddress } from '../http/listen-address';
 
 /** How long a body may keep arriving after its response (a refusal that did not read it) before the connection is cut. */
 const UNREAD_BODY_GRACE_MS = 2000;
