@@ -6,8 +6,8 @@
  * The script starts the gateway (embedded PGlite store in a temp DATA_DIR, Redis with a key
  * prefix of its own, LOG_LEVEL=warn), issues keys through the portal API, then sends mixed
  * traffic at a fixed rate for SOAK_SECONDS after a warm-up: cached lists, creates, the
- * deprecated single-pet read, staging lists, a bad key (401) and one key kept over its quota
- * (429). It samples the gateway's resident memory every SOAK_RSS_INTERVAL_SECONDS. Everything
+ * deprecated single-pet read, staging lists, a bad key (401) and one key kept over its account's
+ * budget (429). It samples the gateway's resident memory every SOAK_RSS_INTERVAL_SECONDS. Everything
  * is on 127.0.0.1, bounded in time, and cleaned up (gateway stopped, Redis keys and temp dir removed).
  *
  * Settings: SOAK_SECONDS (300), SOAK_RATE (300 req/s), SOAK_WARMUP_SECONDS (15),
@@ -21,7 +21,8 @@ import Redis from 'ioredis';
 import { percentile } from './support/latency';
 import { loadAverage, machineDescription, rssMb, today } from './support/machine';
 import { runPaced, type PacedOutcome, type PacedRequest } from './support/paced-client';
-import { issueKey, signUp } from './support/portal-keys';
+import { issueKey, logIn, signUp } from './support/portal-keys';
+import { createOverLimitAccount, OVER_LIMIT_EMAIL } from './support/soak-accounts';
 import { buildOnce, startGateway, type BenchGateway } from './support/processes';
 import { SOAK_MIX, soakBudget, soakTraffic, type SoakKeys } from './support/soak-mix';
 import { writeResults } from './support/results-file';
@@ -78,7 +79,7 @@ async function prepare(gw: BenchGateway, budget: ReturnType<typeof soakBudget>):
   const staging: string[] = [];
   for (let i = 0; i < budget.productionKeys; i++) production.push(await issueKey(gw.url, cookie, `soak production ${i}`));
   for (let i = 0; i < budget.stagingKeys; i++) staging.push(await issueKey(gw.url, cookie, `soak staging ${i}`, 'staging'));
-  const overLimit = await issueKey(gw.url, cookie, 'soak over-limit');
+  const overLimit = await issueKey(gw.url, await logIn(gw.url, OVER_LIMIT_EMAIL), 'soak over-limit');
   const petIds: number[] = [];
   for (let i = 0; i < SEED_PETS; i++) {
     for (const [prefix, key] of [
@@ -95,7 +96,7 @@ async function prepare(gw: BenchGateway, budget: ReturnType<typeof soakBudget>):
       if (prefix === '/v1') petIds.push(pet.id);
     }
   }
-  // Spend the over-limit key's whole budget now, so its refusals start at once, not a minute in.
+  // Spend the over-limit account's whole budget now, so its refusals start at once, not a minute in.
   for (let sent = 0; sent < budget.quotaPerMinute; sent += 10) {
     const burst = Array.from({ length: Math.min(10, budget.quotaPerMinute - sent) }, () =>
       fetch(`${gw.url}/v1/pets?limit=5`, { headers: { authorization: `Bearer ${overLimit}` } }).then((r) => r.arrayBuffer()),
@@ -132,17 +133,19 @@ async function main() {
   const agent = new Agent({ keepAlive: true, maxSockets: 256 });
   let gw: BenchGateway | undefined;
   try {
+    await createOverLimitAccount(dataDir, budget.quotaPerMinute);
     gw = await startGateway({
       DATA_DIR: dataDir,
       REDIS_URL,
       REDIS_KEY_PREFIX,
       LOG_LEVEL: 'warn',
       CACHE_TTL_SECONDS: '30',
-      RATE_LIMIT_PER_MINUTE: String(budget.quotaPerMinute),
+      // The default plan: the steady keys' account's budget (the over-limit account has a plan of its own).
+      RATE_LIMIT_PER_MINUTE: String(budget.steadyQuotaPerMinute),
       // All traffic comes from 127.0.0.1: the bad-key requests must stay 401, not meet the per-IP budget.
       ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1000000',
-      // One account holds every soak key (the over-limit one too), more than the default cap of 20.
-      MAX_KEYS_PER_ACCOUNT: String(budget.productionKeys + budget.stagingKeys + 1),
+      // One account holds every steady soak key, more than the default cap of 20.
+      MAX_KEYS_PER_ACCOUNT: String(budget.productionKeys + budget.stagingKeys),
     });
     const readyOutput = gw.output().length;
     const keys = await prepare(gw, budget);
@@ -181,9 +184,9 @@ async function main() {
       `Measured ${today()} on ${machineDescription()}; load average ${loadBefore} before, ${loadAverage()} after.`,
       '',
       `One gateway process (embedded PGlite store in a temp DATA_DIR, Redis cache + limiter at ${REDIS_URL} with its own key prefix, LOG_LEVEL=warn, ` +
-        `CACHE_TTL_SECONDS=30, RATE_LIMIT_PER_MINUTE=${budget.quotaPerMinute}). Open-loop client at **${RATE} req/s for ${SECONDS} s** after a ${WARMUP_SECONDS} s warm-up, ` +
-        `keep-alive sockets; latency counts from when each request was due (wrk2-style), and also from when it was actually sent. ${keys.production.length} production and ${keys.staging.length} staging keys, ` +
-        `each at most half its quota; one more key sent at twice its quota (budget spent before the warm-up).`,
+        `CACHE_TTL_SECONDS=30, RATE_LIMIT_PER_MINUTE=${budget.steadyQuotaPerMinute}). Open-loop client at **${RATE} req/s for ${SECONDS} s** after a ${WARMUP_SECONDS} s warm-up, ` +
+        `keep-alive sockets; latency counts from when each request was due (wrk2-style), and also from when it was actually sent. ${keys.production.length} production and ${keys.staging.length} staging keys ` +
+        `of one account, which sends at most half its per-minute budget in each environment; one more key, of an account on a plan of ${budget.quotaPerMinute} per minute, sent at twice that (budget spent before the warm-up).`,
       '',
       `Mix (per cent): ${Object.entries(SOAK_MIX).map(([k, v]) => `${k} ${v}`).join(', ')}.`,
       '',

@@ -136,4 +136,47 @@ describe('parseConfig', () => {
     expect(parseConfig({ MAX_KEYS_PER_ACCOUNT: '3' }).maxKeysPerAccount).toBe(3);
     for (const bad of ['0', '-1', '2.5', 'many', '10001']) expect(() => parseConfig({ MAX_KEYS_PER_ACCOUNT: bad })).toThrow(/MAX_KEYS_PER_ACCOUNT:/);
   });
+  test('when ADMIN_* is unset, then there are no admin tokens and the listener would bind 127.0.0.1:8081', () => {
+    expect(parseConfig({})).toMatchObject({ adminTokens: [], adminHost: '127.0.0.1', adminPort: 8081 });
+    expect(parseConfig({ ADMIN_TOKEN: '', ADMIN_PORT: '0', ADMIN_HOST: '0.0.0.0' })).toMatchObject({ adminTokens: [], adminHost: '0.0.0.0', adminPort: 0 });
+  });
+
+  test('when ADMIN_TOKEN is one token, then it is labelled admin; when a list of label:token, then each keeps its label', () => {
+    const one = 'a'.repeat(32);
+    const two = 'B+/='.repeat(10);
+    expect(parseConfig({ ADMIN_TOKEN: one }).adminTokens).toEqual([{ label: 'admin', token: one }]);
+    expect(parseConfig({ ADMIN_TOKEN: ` ops-1:${one} , ci_bot:${two} ` }).adminTokens).toEqual([
+      { label: 'ops-1', token: one },
+      { label: 'ci_bot', token: two },
+    ]);
+  });
+
+  test('when an ADMIN_TOKEN entry is short, unlabelled, badly labelled or repeated, then each problem names the variable and the entry, never the token', () => {
+    const short = 'short-secret-value';
+    const long = 'c'.repeat(32);
+    const problemsOf = (value: string) => {
+      try {
+        parseConfig({ ADMIN_TOKEN: value });
+      } catch (err) {
+        return (err as ConfigError).problems;
+      }
+      throw new Error('accepted');
+    };
+    expect(problemsOf(short)).toEqual(['ADMIN_TOKEN: the token: the token must be at least 32 characters']);
+    const problems = problemsOf(`ops:${short},Ops:${long},${long}x,ok:${long}`);
+    expect(problems).toEqual([
+      'ADMIN_TOKEN: entry 1: the token must be at least 32 characters',
+      'ADMIN_TOKEN: entry 2 must be "label:token", the label 1 to 32 of a-z, 0-9, "_" and "-"',
+      'ADMIN_TOKEN: entry 3 must be "label:token", the label 1 to 32 of a-z, 0-9, "_" and "-"',
+      'ADMIN_TOKEN: each token may appear once (one holder per token)',
+    ]);
+    expect(problems.join('\n')).not.toContain(short);
+    expect(problems.join('\n')).not.toContain(long);
+    expect(problemsOf(`a:${long},a:${long}y`)).toEqual(['ADMIN_TOKEN: each label may appear once']);
+    expect(problemsOf(`a:${'d'.repeat(31)} d`)).toEqual(['ADMIN_TOKEN: entry 1: the token must be printable ASCII without spaces, "," or ":"']);
+  });
+
+  test('when ADMIN_PORT is not a port, then it is named', () => {
+    for (const bad of ['-1', '65536', '1.5', 'admin']) expect(() => parseConfig({ ADMIN_PORT: bad })).toThrow(/ADMIN_PORT:/);
+  });
 });

@@ -26,6 +26,45 @@ function isUrl(value: string, protocols: string[]): boolean {
 }
 
 const int = (def: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(def);
+
+/** Who holds an admin token: the label names the holder in the audit trail (`admin:<label>`); the token itself is never shown. */
+export interface AdminToken {
+  readonly label: string;
+  readonly token: string;
+}
+
+export const ADMIN_TOKEN_LABEL = /^[a-z0-9_-]{1,32}$/;
+export const MIN_ADMIN_TOKEN_LENGTH = 32;
+/** Printable ASCII without space, "," or ":", which separate the entries of a list. */
+const ADMIN_TOKEN_CHARACTERS = /^[\x21-\x2b\x2d-\x39\x3b-\x7e]+$/;
+
+/**
+ * `ADMIN_TOKEN=<token>` (labelled `admin`) or `label:token,label2:token2` (rotation, one token per
+ * operator). Problems name the entry by its position, never by its text: that text may be a token.
+ */
+const adminTokens = z
+  .string()
+  .optional()
+  .transform((value, ctx): readonly AdminToken[] => {
+    const text = value?.trim() ?? '';
+    if (!text) return [];
+    const single = !text.includes(':') && !text.includes(',');
+    const entries = single ? [{ label: 'admin', token: text }] : text.split(',').map((entry) => {
+      const colon = entry.indexOf(':');
+      return colon === -1 ? { label: '', token: entry.trim() } : { label: entry.slice(0, colon).trim(), token: entry.slice(colon + 1).trim() };
+    });
+    const problem = (message: string) => ctx.addIssue({ code: 'custom', message });
+    entries.forEach(({ label, token }, i) => {
+      const which = single ? 'the token' : `entry ${i + 1}`;
+      if (!single && !ADMIN_TOKEN_LABEL.test(label)) problem(`${which} must be "label:token", the label 1 to 32 of a-z, 0-9, "_" and "-"`);
+      if (token.length < MIN_ADMIN_TOKEN_LENGTH) problem(`${which}: the token must be at least ${MIN_ADMIN_TOKEN_LENGTH} characters`);
+      else if (!ADMIN_TOKEN_CHARACTERS.test(token)) problem(`${which}: the token must be printable ASCII without spaces, "," or ":"`);
+    });
+    const labels = entries.map((e) => e.label);
+    if (new Set(labels).size !== labels.length) problem('each label may appear once');
+    if (new Set(entries.map((e) => e.token)).size !== entries.length) problem('each token may appear once (one holder per token)');
+    return Object.freeze(entries.map((e) => Object.freeze(e)));
+  });
 const secret = optionalSecret(32);
 /** What a standalone store accepts as its PETSTORE_GATEWAY_TOKEN: the gateway refuses a token its store would. */
 const upstreamToken = optionalSecret(MIN_GATEWAY_TOKEN_LENGTH);
@@ -72,6 +111,9 @@ const envSchema = z.object({
     .pipe(z.coerce.number<string>().int().min(0).max(65535).optional()),
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   METRICS_TOKEN: optionalSecret(16),
+  ADMIN_TOKEN: adminTokens,
+  ADMIN_HOST: z.string().min(1).default('127.0.0.1'),
+  ADMIN_PORT: int(8081, 0, 65535),
   MAX_CONNECTIONS: int(8192, 1, 1_000_000),
   MAX_CONNECTIONS_PER_CLIENT: int(512, 1, 1_000_000),
   KEEP_ALIVE_TIMEOUT_MS: int(5000, 100, 600_000),
@@ -98,6 +140,7 @@ export interface Config {
   readonly cacheTtlSeconds: number;
   /** Bytes of list-cache entries a process keeps: the whole cache without Redis, its copy of entries with it. */
   readonly cacheMaxBytes: number;
+  /** The default plan's requests per minute (per account and environment) until an admin sets that plan. */
   readonly rateLimitPerMinute: number;
   /** Requests per client IP per minute that carry no valid key. */
   readonly anonymousRateLimitPerMinute: number;
@@ -130,6 +173,11 @@ export interface Config {
   readonly metricsHost: string;
   /** Set → GET /metrics on the main port, for `Authorization: Bearer <token>` only. */
   readonly metricsToken?: string;
+  /** Empty: no admin listener. Otherwise the tokens that open the admin API, each with its holder's label. */
+  readonly adminTokens: readonly AdminToken[];
+  /** Where the admin listener binds, never the public port (0 = any free port). */
+  readonly adminHost: string;
+  readonly adminPort: number;
   /** Open client connections the server keeps; at the cap, the oldest idle one is closed to admit a new one. */
   readonly maxConnections: number;
   /** Open connections per socket address; not applied with trustProxy, where that address is the proxy's. */
@@ -208,6 +256,9 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     metricsPort: e.METRICS_PORT,
     metricsHost: e.METRICS_HOST,
     metricsToken: e.METRICS_TOKEN,
+    adminTokens: e.ADMIN_TOKEN,
+    adminHost: e.ADMIN_HOST,
+    adminPort: e.ADMIN_PORT,
     maxConnections: e.MAX_CONNECTIONS,
     maxConnectionsPerClient: e.MAX_CONNECTIONS_PER_CLIENT,
     keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,

@@ -1,7 +1,7 @@
 import { createLogger } from '../lib/logger';
 import { rootCause } from './wiring/root-cause';
 import { ConfigError, parseConfig } from './config';
-import { createGateway } from './wiring/create-gateway';
+import { ADMIN_OFF, createGateway } from './wiring/create-gateway';
 import { exitGracefully } from './wiring/process-lifecycle';
 
 /** Stores get this long after the drain to close before the process gives up on them. */
@@ -25,9 +25,10 @@ async function main(): Promise<void> {
   const gateway = createGateway(config, { logger });
   // Before start: a signal or a crash while starting also stops what has been opened so far.
   exitGracefully({ stop: gateway.stop, logger, hardDeadlineMs: config.shutdownTimeoutMs + CLOSE_ALLOWANCE_MS });
-  const { url, bound } = await gateway.start();
+  const { url, bound, adminUrl } = await gateway.start();
   // The address bound, then a URL a client on this machine can call (a wildcard address is none; tests parse it).
   process.stdout.write(`Animal Store Gateway listening on ${bound}, ready at ${url}  (OpenAPI: ${url}/openapi.json)\n`);
+  process.stdout.write(adminUrl ? `Admin API at ${adminUrl}/admin/v1/  (OpenAPI: ${adminUrl}/openapi.json)\n` : `Admin API ${ADMIN_OFF}\n`);
 }
 
 main().catch((err: unknown) => {

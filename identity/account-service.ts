@@ -13,7 +13,10 @@ export interface Account {
 export interface AccountService {
   /** Creates an account. 400 `invalid_request` / `weak_password`, 409 `conflict` when the email is taken. */
   signup(email: string, password: string): Promise<Account>;
-  /** The account when email and password match, otherwise null; takes the same time for unknown emails. */
+  /**
+   * The account when email and password match, otherwise null; takes the same time for unknown
+   * emails. 403 `forbidden` for a suspended account, told only to whoever knows its password.
+   */
   authenticate(email: string, password: string): Promise<Account | null>;
   get(id: number): Promise<Account | null>;
 }
@@ -42,6 +45,7 @@ interface AccountRow {
   email: string;
   created_at: Date;
   password_hash: string;
+  status?: string;
 }
 
 const toAccount = (row: AccountRow): Account => ({ id: Number(row.id), email: row.email, createdAt: new Date(row.created_at) });
@@ -75,9 +79,10 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
       const email = normalizeEmail(rawEmail);
       // A malformed email can match no account, so answering at once reveals nothing.
       if (!isValidEmail(email)) return null;
-      const [row] = await db.query<AccountRow>(`SELECT id, email, created_at, password_hash FROM ${table} WHERE email = $1`, [email]);
+      const [row] = await db.query<AccountRow>(`SELECT id, email, created_at, password_hash, status FROM ${table} WHERE email = $1`, [email]);
       if (!row) return passwords.verifyAgainstDummy(password).then(() => null);
       if (!(await passwords.verify(password, row.password_hash))) return null;
+      if (row.status === 'suspended') throw new ApiError('forbidden', 'This account is suspended; contact support.');
       if (passwords.needsRehash(row.password_hash)) {
         // Parameters were raised since this hash was made: upgrade it while we know the password.
         await db.query(`UPDATE ${table} SET password_hash = $2 WHERE id = $1`, [row.id, await passwords.hash(password)]);

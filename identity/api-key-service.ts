@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { ident, type Database } from '../db/database';
+import { ident, type Database, type Queryable } from '../db/database';
 import { ApiError } from '../lib/api-error';
 import { oneLineTextProblem, textProblemSentence } from '../lib/plain-text';
 import { createKeyHasher } from './key-hash';
@@ -7,6 +7,7 @@ import { createKeyUsageLedger, laterOf } from './key-usage-ledger';
 import { KEYS_SCHEMA } from './migrations';
 import { ENVIRONMENTS, type Environment } from '../openapi/environments';
 import type { RevocationBus } from './revocation-bus';
+import type { AuditLog } from './audit-log';
 
 /** Recognisable per environment (secret scanners, support), and a key works only in its own one. */
 export const KEY_PREFIXES: Readonly<Record<Environment, string>> = Object.freeze({ production: 'asg_prod_', staging: 'asg_stag_' });
@@ -20,15 +21,16 @@ export const MAX_EXPIRES_IN_DAYS = 3650;
 export const DEFAULT_MAX_ACTIVE_KEYS_PER_ACCOUNT = 20;
 
 const KEY_SHAPE = /^asg_(prod|stag)_[A-Za-z0-9_-]{43}$/;
-const KEY_ID_SHAPE = /^key_[A-Za-z0-9_-]{16}$/;
+/** A key id as minted (`key_` and 16 base64url characters): anything else names no key. */
+export const KEY_ID_SHAPE = /^key_[A-Za-z0-9_-]{16}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const MIN_SECRET_LENGTH = 32;
 
-export type VerifyFailureCode = 'MALFORMED' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' | 'WRONG_ENVIRONMENT';
+export type VerifyFailureCode = 'MALFORMED' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' | 'SUSPENDED' | 'WRONG_ENVIRONMENT';
 
 /** Business outcomes of verification; infrastructure failures are thrown instead. */
 export type VerifyResult =
-  | { valid: true; keyId: string; accountId: number; environment: Environment; expiresAt: Date | null }
+  | { valid: true; keyId: string; accountId: number; environment: Environment; expiresAt: Date | null; plan: string }
   | { valid: false; code: VerifyFailureCode };
 
 /** What the store knows about a key, looked up by its hash. Never contains the secret. */
@@ -38,6 +40,10 @@ export interface KeyRecord {
   environment: Environment;
   expiresAt: Date | null;
   revokedAt: Date | null;
+  /** The owner's account is suspended: the key is refused until it is reinstated. */
+  suspended: boolean;
+  /** The owner's plan, by name (its limits come from the plan book). */
+  plan: string;
 }
 
 export interface IssueKeyInput {
@@ -68,8 +74,16 @@ export interface KeySummary extends KeyIdentity {
   lastUsedAt: Date | null;
   revokedAt: Date | null;
   status: KeyStatus;
+  /** Active and ending within EXPIRES_SOON_MS: the keys page shows a badge. */
+  expiresSoon: boolean;
+  /** The key's successor when it was rolled, and its predecessor when it came from a roll. */
+  rolledTo: string | null;
+  rolledFrom: string | null;
   usage: KeyUsage;
 }
+
+/** A key ending within this carries an "expires soon" badge. */
+export const EXPIRES_SOON_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** Requests a key has authenticated, and how many of them went to deprecated operations. */
 export interface KeyUsage {
@@ -83,7 +97,12 @@ export interface ApiKeyService {
   issue(accountId: number, input: IssueKeyInput): Promise<IssuedKey>;
   /** Newest first, revoked and expired keys included (with their status). */
   list(accountId: number): Promise<KeySummary[]>;
-  /** 404 `not_found` for unknown keys and other accounts' keys; revoking twice is fine. */
+  /**
+   * A new secret for the key's name and environment; the old key keeps working for `overlap`,
+   * then answers as expired. 409 for a revoked, expired or already rolled key.
+   */
+  roll(accountId: number, keyId: string, overlap: RollOverlap): Promise<IssuedKey>;
+  /** 404 `not_found` for unknown keys and other accounts' keys; revoking twice is fine. Ends both halves of a roll. */
   revoke(accountId: number, keyId: string): Promise<void>;
   /** Uncached verification against the store (the gateway goes through `createKeyVerifier`). */
   verify(secret: string, environment: Environment): Promise<VerifyResult>;
@@ -107,6 +126,8 @@ export interface ApiKeyServiceDeps {
   hashSecret: string;
   /** Told about every revocation so key caches drop the key. */
   revocations: RevocationBus;
+  /** Where the owner's key creations and revocations are recorded. */
+  audit: AuditLog;
   /** Active keys an account may hold; issuing one more is a 409 `conflict`. Default 20. */
   maxActiveKeysPerAccount?: number;
   now?: () => Date;
@@ -127,8 +148,9 @@ export function evaluateKey(record: KeyRecord | null, environment: Environment, 
   if (!record) return { valid: false, code: 'NOT_FOUND' };
   if (record.revokedAt) return { valid: false, code: 'REVOKED' };
   if (record.expiresAt && record.expiresAt.getTime() <= now.getTime()) return { valid: false, code: 'EXPIRED' };
+  if (record.suspended) return { valid: false, code: 'SUSPENDED' };
   if (record.environment !== environment) return { valid: false, code: 'WRONG_ENVIRONMENT' };
-  return { valid: true, keyId: record.keyId, accountId: record.accountId, environment: record.environment, expiresAt: record.expiresAt };
+  return { valid: true, keyId: record.keyId, accountId: record.accountId, environment: record.environment, expiresAt: record.expiresAt, plan: record.plan };
 }
 
 export function keyStatus(key: { revokedAt: Date | null; expiresAt: Date | null }, now: Date): KeyStatus {
@@ -165,7 +187,30 @@ function readExpiresInDays(value: unknown): number | null {
   return value;
 }
 
+/** A new secret, its visible prefix and its id: only the hash of the secret is ever stored. */
+function mintKey(environment: Environment): { id: string; key: string; prefix: string } {
+  const random = randomBytes(KEY_RANDOM_BYTES).toString('base64url');
+  return {
+    id: `key_${randomBytes(12).toString('base64url')}`,
+    key: KEY_PREFIXES[environment] + random,
+    prefix: KEY_PREFIXES[environment] + random.slice(0, VISIBLE_RANDOM_CHARS),
+  };
+}
+
+/** How long a rolled key keeps working beside its successor. */
+export const ROLL_OVERLAPS = { none: 0, '1h': 60 * 60 * 1000, '24h': DAY_MS, '7d': 7 * DAY_MS } as const;
+export type RollOverlap = keyof typeof ROLL_OVERLAPS;
+
+function readOverlap(value: unknown): number {
+  if (typeof value !== 'string' || !Object.hasOwn(ROLL_OVERLAPS, value)) {
+    throw new ApiError('invalid_request', `overlap must be ${Object.keys(ROLL_OVERLAPS).map((o) => `"${o}"`).join(', ')}.`);
+  }
+  return ROLL_OVERLAPS[value as RollOverlap];
+}
+
 const notFound = () => new ApiError('not_found', 'No API key with this id exists in your account.');
+
+const suspendedAccount = () => new ApiError('forbidden', 'This account is suspended; it cannot create keys.');
 
 const tooManyKeys = (max: number) =>
   new ApiError('conflict', `This account already has ${max} active ${max === 1 ? 'key' : 'keys'}, the most it may hold; revoke one to create another.`);
@@ -183,13 +228,15 @@ interface KeyRow {
   requests: number;
   deprecated_calls: number;
   last_deprecated_call_at: Date | null;
+  rolled_to: string | null;
+  rolled_from: string | null;
 }
 
 
 const dateOrNull = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
 
 export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
-  const { db, revocations } = deps;
+  const { db, revocations, audit } = deps;
   const now = deps.now ?? (() => new Date());
   const flushIntervalMs = deps.flushIntervalMs ?? 5000;
   const maxActiveKeys = deps.maxActiveKeysPerAccount ?? DEFAULT_MAX_ACTIVE_KEYS_PER_ACCOUNT;
@@ -203,7 +250,11 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
   const hash = createKeyHasher(deps.hashSecret);
 
   const findByHash = async (keyHash: string): Promise<KeyRecord | null> => {
-    const [row] = await db.query<KeyRow>(`SELECT id, account_id, environment, expires_at, revoked_at FROM ${table} WHERE hash = $1`, [keyHash]);
+    const [row] = await db.query<KeyRow & { status: string; plan: string }>(
+      `SELECT k.id, k.account_id, k.environment, k.expires_at, k.revoked_at, a.status, a.plan
+       FROM ${table} k JOIN ${accounts} a ON a.id = k.account_id WHERE k.hash = $1`,
+      [keyHash],
+    );
     if (!row) return null;
     return {
       keyId: row.id,
@@ -211,46 +262,94 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       environment: row.environment,
       expiresAt: dateOrNull(row.expires_at),
       revokedAt: dateOrNull(row.revoked_at),
+      suspended: row.status === 'suspended',
+      plan: row.plan,
     };
   };
 
   const usage = createKeyUsageLedger({ db, table, now, flushIntervalMs, onFlushError });
+
+  /**
+   * Locks the account row, so parallel issues and rolls for one account count one after another
+   * (NO KEY lets sessions still reference it), and refuses a suspended account or a full one.
+   * A key rolled to a successor no longer counts: it is on its way out.
+   */
+  async function lockAccountWithRoom(tx: Queryable, accountId: number, at: Date, replacing = 0): Promise<void> {
+    const [account] = await tx.query<{ status: string }>(`SELECT status FROM ${accounts} WHERE id = $1 FOR NO KEY UPDATE`, [accountId]);
+    if (account?.status === 'suspended') throw suspendedAccount();
+    const [held] = await tx.query<{ active: number }>(
+      `SELECT count(*)::int AS active FROM ${table}
+       WHERE account_id = $1 AND revoked_at IS NULL AND rolled_to IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
+      [accountId, at],
+    );
+    if (held!.active - replacing >= maxActiveKeys) throw tooManyKeys(maxActiveKeys);
+  }
+
+  async function insertKey(tx: Queryable, accountId: number, key: IssuedKey): Promise<void> {
+    await tx.query(
+      `INSERT INTO ${table} (id, account_id, name, environment, prefix, hash, created_at, expires_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
+      [key.id, accountId, key.name, key.environment, key.prefix, hash(key.key), key.createdAt, key.expiresAt],
+    );
+  }
 
   return {
     async issue(accountId, input) {
       const name = readName(input.name);
       const environment = readEnvironment(input.environment);
       const expiresInDays = readExpiresInDays(input.expiresInDays);
-      const random = randomBytes(KEY_RANDOM_BYTES).toString('base64url');
-      const key = KEY_PREFIXES[environment] + random;
-      const prefix = KEY_PREFIXES[environment] + random.slice(0, VISIBLE_RANDOM_CHARS);
-      const id = `key_${randomBytes(12).toString('base64url')}`;
       const createdAt = now();
-      const expiresAt = expiresInDays === null ? null : new Date(createdAt.getTime() + expiresInDays * DAY_MS);
+      const minted = mintKey(environment);
+      const issued: IssuedKey = { ...minted, name, environment, createdAt, expiresAt: expiresInDays === null ? null : new Date(createdAt.getTime() + expiresInDays * DAY_MS) };
       await db.transaction(async (tx) => {
-        // Locking the account row makes parallel issues for one account count one after another; NO KEY lets sessions still reference it.
-        await tx.query(`SELECT id FROM ${accounts} WHERE id = $1 FOR NO KEY UPDATE`, [accountId]);
-        const [held] = await tx.query<{ active: number }>(
-          `SELECT count(*)::int AS active FROM ${table} WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
-          [accountId, createdAt],
-        );
-        if (held!.active >= maxActiveKeys) throw tooManyKeys(maxActiveKeys);
-        await tx.query(
-          `INSERT INTO ${table} (id, account_id, name, environment, prefix, hash, created_at, expires_at)
-           VALUES ($1, $2, $3, $4, $5, $6, $7, $8)`,
-          [id, accountId, name, environment, prefix, hash(key), createdAt, expiresAt],
+        await lockAccountWithRoom(tx, accountId, createdAt);
+        await insertKey(tx, accountId, issued);
+        await audit.record(
+          { actor: `account:${accountId}` },
+          { action: 'key.created', targetType: 'key', targetId: issued.id, accountId, details: { name, environment, expiresAt: issued.expiresAt?.toISOString() ?? null } },
+          tx,
         );
       });
-      return { id, name, prefix, environment, createdAt, expiresAt, key };
+      return issued;
+    },
+
+    async roll(accountId, keyId, overlap) {
+      if (typeof keyId !== 'string' || !KEY_ID_SHAPE.test(keyId)) throw notFound();
+      const overlapMs = readOverlap(overlap);
+      const at = now();
+      const { issued, oldHash } = await db.transaction(async (tx) => {
+        await lockAccountWithRoom(tx, accountId, at, 1);
+        const [old] = await tx.query<KeyRow & { hash: string; rolled_to: string | null }>(
+          `SELECT id, name, environment, created_at, expires_at, revoked_at, hash, rolled_to FROM ${table} WHERE id = $1 AND account_id = $2 FOR UPDATE`,
+          [keyId, accountId],
+        );
+        if (!old) throw notFound();
+        const oldExpiresAt = dateOrNull(old.expires_at);
+        const status = keyStatus({ revokedAt: dateOrNull(old.revoked_at), expiresAt: oldExpiresAt }, at);
+        if (status !== 'active') throw new ApiError('conflict', `This key is ${status}; only an active key can be rolled.`);
+        if (old.rolled_to) throw new ApiError('conflict', 'This key has already been rolled; roll its successor instead.');
+        // The successor lives as long as its predecessor was meant to, counted from now.
+        const lifetimeMs = oldExpiresAt === null ? null : oldExpiresAt.getTime() - new Date(old.created_at).getTime();
+        const issued: IssuedKey = { ...mintKey(old.environment), name: old.name, environment: old.environment, createdAt: at, expiresAt: lifetimeMs === null ? null : new Date(at.getTime() + lifetimeMs) };
+        await insertKey(tx, accountId, issued);
+        const ends = new Date(Math.min(at.getTime() + overlapMs, oldExpiresAt?.getTime() ?? Infinity));
+        await tx.query(`UPDATE ${table} SET rolled_to = $2, rolled_at = $3, expires_at = $4 WHERE id = $1`, [old.id, issued.id, at, ends]);
+        await audit.record({ actor: `account:${accountId}` }, { action: 'key.rolled', targetType: 'key', targetId: old.id, accountId, details: { to: issued.id, overlap, oldKeyExpiresAt: ends.toISOString() } }, tx);
+        return { issued, oldHash: old.hash };
+      });
+      // Caches hold the old key's verdict without an expiry: they must read the new one.
+      await revocations.publish(oldHash);
+      return issued;
     },
 
     async list(accountId) {
       // Stored usage plus what this process has not written yet (see KeyUsageLedger.readWithUnwritten).
       const { result: rows, unwritten: unwrittenOf } = await usage.readWithUnwritten(() =>
         db.query<KeyRow>(
-          `SELECT id, name, environment, prefix, created_at, expires_at, last_used_at, revoked_at,
-                  requests, deprecated_calls, last_deprecated_call_at
-           FROM ${table} WHERE account_id = $1 ORDER BY created_at DESC, id`,
+          `SELECT k.id, k.name, k.environment, k.prefix, k.created_at, k.expires_at, k.last_used_at, k.revoked_at,
+                  k.requests, k.deprecated_calls, k.last_deprecated_call_at, k.rolled_to,
+                  (SELECT p.id FROM ${table} p WHERE p.rolled_to = k.id) AS rolled_from
+           FROM ${table} k WHERE k.account_id = $1 ORDER BY k.created_at DESC, k.id`,
           [accountId],
         ),
       );
@@ -260,6 +359,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         const revokedAt = dateOrNull(row.revoked_at);
         const unwritten = unwrittenOf(row.id);
         const lastUsedAt = laterOf(dateOrNull(row.last_used_at), unwritten?.usedAt);
+        const status = keyStatus({ revokedAt, expiresAt }, at);
         return {
           id: row.id,
           name: row.name,
@@ -269,7 +369,10 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
           expiresAt,
           lastUsedAt,
           revokedAt,
-          status: keyStatus({ revokedAt, expiresAt }, at),
+          status,
+          expiresSoon: status === 'active' && expiresAt !== null && expiresAt.getTime() - at.getTime() <= EXPIRES_SOON_MS,
+          rolledTo: row.rolled_to,
+          rolledFrom: row.rolled_from,
           usage: {
             requests: Number(row.requests) + (unwritten?.requests ?? 0),
             deprecatedCalls: Number(row.deprecated_calls) + (unwritten?.deprecatedCalls ?? 0),
@@ -281,19 +384,26 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
 
     async revoke(accountId, keyId) {
       if (typeof keyId !== 'string' || !KEY_ID_SHAPE.test(keyId)) throw notFound();
-      // One statement: revokes when still active, and finds the hash either way (revoking twice is not an error).
-      const [row] = await db.query<{ hash: string }>(
-        `WITH revoked AS (
-           UPDATE ${table} SET revoked_at = $3 WHERE id = $1 AND account_id = $2 AND revoked_at IS NULL RETURNING hash
-         )
-         SELECT hash FROM revoked
-         UNION ALL
-         SELECT hash FROM ${table} WHERE id = $1 AND account_id = $2`,
-        [keyId, accountId, now()],
-      );
-      if (!row) throw notFound();
+      const at = now();
+      // The key and the other half of a roll (its predecessor or successor) end together.
+      const rows = await db.transaction(async (tx) => {
+        const pair = await tx.query<{ id: string; hash: string; revoked_at: Date | null }>(
+          `SELECT id, hash, revoked_at FROM ${table}
+           WHERE account_id = $2 AND (id = $1 OR rolled_to = $1 OR id = (SELECT rolled_to FROM ${table} WHERE id = $1 AND account_id = $2))
+           FOR UPDATE`,
+          [keyId, accountId],
+        );
+        if (!pair.some((row) => row.id === keyId)) throw notFound();
+        for (const row of pair) {
+          if (row.revoked_at !== null) continue;
+          await tx.query(`UPDATE ${table} SET revoked_at = $2 WHERE id = $1`, [row.id, at]);
+          const details = row.id === keyId ? { via: 'portal' } : { via: 'portal', with: keyId };
+          await audit.record({ actor: `account:${accountId}` }, { action: 'key.revoked', targetType: 'key', targetId: row.id, accountId, details }, tx);
+        }
+        return pair;
+      });
       // Published also for an already revoked key: harmless, and it repairs a publish that failed earlier.
-      await revocations.publish(row.hash);
+      for (const row of rows) await revocations.publish(row.hash);
     },
 
     async verify(secret, environment) {

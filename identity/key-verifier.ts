@@ -1,7 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { Environment } from '../openapi/environments';
 import { evaluateKey, parseApiKey, type ApiKeyService, type KeyRecord, type VerifyResult } from './api-key-service';
-import type { RevocationBus } from './revocation-bus';
+import { changedAccount, PLANS_CHANGED, type RevocationBus } from './revocation-bus';
 
 /**
  * Key caches, both keyed by the key's HMAC hash (never the key itself):
@@ -77,12 +77,22 @@ export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
   // Bumped by every revocation; a lookup that overlapped one is used once but not cached.
   let revocationEpoch = 0;
 
-  const unsubscribe = revocations.subscribe(function evictRevokedKey(keyHash) {
+  const unsubscribe = revocations.subscribe(function evictStaleKeys(message) {
+    if (message === PLANS_CHANGED) return; // a plan's limits are read from the plan book, not cached here
     revocationEpoch++;
     counters.evictions++;
-    found.delete(keyHash);
-    missing.delete(keyHash);
-    inFlight.delete(keyHash);
+    const accountId = changedAccount(message);
+    if (accountId === null) {
+      found.delete(message);
+      missing.delete(message);
+      inFlight.delete(message);
+      return;
+    }
+    // Suspended, reinstated, erased or moved to another plan: every cached verdict on its keys is stale.
+    const stale: string[] = [];
+    for (const [keyHash, cached] of found.entries()) if (cached.record.accountId === accountId) stale.push(keyHash);
+    for (const keyHash of stale) found.delete(keyHash);
+    inFlight.clear();
   });
   // Revocations may have been missed while the shared bus was away: forget everything cached.
   const stopResync = revocations.onResync(function forgetAllKeys() {

@@ -1,7 +1,9 @@
 import { EventEmitter } from 'node:events';
 
 /**
- * Carries "this key was revoked" (by its HMAC hash, never the key) to every key cache.
+ * Carries "what you cached is stale" to every process's caches: a key's HMAC hash (never the
+ * key) when it is revoked, `account:<id>` when an account is suspended, reinstated, erased or
+ * moves to another plan (its keys' cached verdicts are stale), and `plans` when a plan changes.
  * In-process here; a Redis pub/sub implementation shares it between gateway processes.
  */
 export interface RevocationBus {
@@ -16,6 +18,19 @@ export interface RevocationBus {
 }
 
 const EVENT = 'revoked';
+
+/** Published when a plan's limits change: every process reloads its plans. */
+export const PLANS_CHANGED = 'plans';
+const ACCOUNT_MESSAGE = /^account:([1-9][0-9]{0,15})$/;
+
+/** The message that makes every process forget the cached verdicts on an account's keys. */
+export const accountChanged = (accountId: number): string => `account:${accountId}`;
+
+/** The account an `accountChanged` message names, or null for any other message. */
+export function changedAccount(message: string): number | null {
+  const match = ACCOUNT_MESSAGE.exec(message);
+  return match ? Number(match[1]) : null;
+}
 
 /**
  * Single-process bus. Delivery is synchronous, so when `publish` resolves every local

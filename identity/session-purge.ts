@@ -1,3 +1,4 @@
+import { runEvery } from '../lib/run-every';
 import type { SessionService } from './session-service';
 
 /** Hourly: sessions expire after days, and the rows only take room; no need to chase them closely. */
@@ -12,18 +13,6 @@ export function schedulePurgeOfSessions(
   sessions: Pick<SessionService, 'purgeExpired'>,
   options: { intervalMs?: number; onError: (err: unknown) => void; onPurged?: (count: number) => void },
 ): () => Promise<void> {
-  const intervalMs = options.intervalMs ?? SESSION_PURGE_INTERVAL_MS;
-  if (!Number.isInteger(intervalMs) || intervalMs < 1) throw new Error('intervalMs must be a positive integer');
-  let running: Promise<void> = Promise.resolve();
-  const purge = () => {
-    running = sessions.purgeExpired().then((count) => options.onPurged?.(count), options.onError);
-  };
-  purge();
-  const timer = setInterval(purge, intervalMs);
-  timer.unref();
-  return async () => {
-    clearInterval(timer);
-    // The store closes after this: a purge under way finishes first instead of meeting a closed store.
-    await running;
-  };
+  const purge = () => sessions.purgeExpired().then((count) => options.onPurged?.(count));
+  return runEvery(purge, options.intervalMs ?? SESSION_PURGE_INTERVAL_MS, options.onError);
 }

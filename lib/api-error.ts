@@ -19,6 +19,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   expectation_failed: 417,
   rate_limited: 429,
+  quota_exceeded: 429,
   headers_too_large: 431,
   internal_error: 500,
   bad_gateway: 502,
@@ -68,17 +69,21 @@ export function toApiError(err: unknown): ApiError {
   return new ApiError('internal_error', 'An unexpected error occurred.', { cause: err });
 }
 
-/** Whether `text` is an Error body for `status`: a known code of that status, a message, and the status itself. */
-export function isErrorBodyFor(text: string, status: number): boolean {
+/**
+ * The code of `text` when it is an Error body for `status` (a known code of that status, a
+ * message, and the status itself), else undefined.
+ */
+export function errorBodyCode(text: string, status: number): ErrorCode | undefined {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    return false;
+    return undefined;
   }
-  if (typeof value !== 'object' || value === null) return false;
+  if (typeof value !== 'object' || value === null) return undefined;
   const { code, message, status: stated } = value as Record<string, unknown>;
-  return typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code) && ERROR_STATUS[code as ErrorCode] === status && typeof message === 'string' && stated === status;
+  const known = typeof code === 'string' && Object.hasOwn(ERROR_STATUS, code) && ERROR_STATUS[code as ErrorCode] === status && typeof message === 'string' && stated === status;
+  return known ? (code as ErrorCode) : undefined;
 }
 
 /** The first code of a status (400: `invalid_request`), for an error known only by its status. */

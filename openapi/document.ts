@@ -12,6 +12,7 @@ export type OpenApiDocument = {
 
 export const API_DOCUMENT_PATH = join(__dirname, 'animal-store.yaml');
 export const PORTAL_DOCUMENT_PATH = join(__dirname, 'portal.yaml');
+export const ADMIN_DOCUMENT_PATH = join(__dirname, 'admin.yaml');
 
 /**
  * Reads an OpenAPI document once, at start-up, writes its deprecation schedule into its prose,

@@ -25,4 +25,11 @@ describe('operations compiled from the document', () => {
   test('when x-sunset is not an instant, then compiling fails at start-up', () => {
     expect(() => compileOperations(doc({ '/a': { get: { operationId: 'a', deprecated: true, 'x-sunset': 'soon', responses: ok } } }))).toThrow('a: x-sunset must be an ISO 8601 instant');
   });
+
+  test('when a body field may be of two types and is neither, then the message names both types', () => {
+    const body = { content: { 'application/json': { schema: { type: 'object', properties: { n: { type: ['integer', 'null'] } } } } } };
+    const [op] = compileOperations(doc({ '/a': { put: { operationId: 'a', requestBody: body, responses: ok } } })).operations;
+    expect(() => op!.checkBody({ n: 1.5 })).toThrow('body field "n" must be integer or null');
+    expect(() => op!.checkBody({ n: null })).not.toThrow();
+  });
 });

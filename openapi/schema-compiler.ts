@@ -58,6 +58,9 @@ export function describeSchemaError(subject: string, error: ErrorObject | undefi
       return `${where(String(p.missingProperty))} is required`;
     case 'additionalProperties':
       return `${where(String(p.additionalProperty))} is not allowed`;
+    case 'type':
+      // Ajv writes a type list as "integer,null".
+      return `${where()} must be ${String(p.type).split(',').join(' or ')}`;
     case 'enum':
       return `${where()} must be one of: ${(p.allowedValues as unknown[]).join(', ')}`;
     case 'pattern':

@@ -55,7 +55,7 @@ describe('Swagger UI routes', () => {
     }
   });
 
-  test('when a docs page is served, then its scripts load in order from the gateway: bundle, portal plugin, init, explorer hand-off', async () => {
+  test('when a docs page is served, then its scripts load in order from the gateway: bundle, portal plugin, init, code samples, explorer hand-off', async () => {
     const page = await (await get('/docs/')).text();
     const scripts = [...page.matchAll(/<script src="([^"?]+)[^"]*" defer><\/script>/g)].map((m) => m[1]);
     expect(scripts).toEqual([
@@ -64,6 +64,7 @@ describe('Swagger UI routes', () => {
       '/docs/swagger-ui-standalone-preset.js',
       '/portal/assets/docs-swagger-plugin.js',
       '/docs/swagger-ui-init.js',
+      '/portal/assets/code-samples.js',
       '/portal/assets/docs-explorer.js',
     ]);
     const portalPage = await (await get('/docs/portal/')).text();

@@ -113,7 +113,8 @@ export function createApiDocs(deps: ApiDocsDeps): Router {
         <li>Open an operation and press <strong>Execute</strong>.</li>
       </ol>`,
       badgesAsset: 'docs-api-badges.css',
-      scripts: [assets.url('docs-explorer.js')],
+      // code-samples.js first: the explorer hands it the key, the plugin draws each operation's samples with it.
+      scripts: [assets.url('code-samples.js'), assets.url('docs-explorer.js')],
     }),
   );
   return router;

@@ -4,9 +4,23 @@ import express from 'express';
 import { loadOpenApiDocument } from '../openapi/document';
 import { environmentPrefixes } from '../openapi/environments';
 import { compileOperations } from '../openapi/operations';
+import type { KeySummary } from '../identity/api-key-service';
+import type { UsageDay } from '../identity/daily-usage';
 import { createPortal, createPortalAssets } from './create-portal';
 
 const SESSION = { sessionId: 's1', accountId: 7, expiresAt: new Date('2030-01-01T00:00:00Z') };
+/** Account 7's one key, its name written to be escaped. */
+const KEY = { id: 'key_AAAAAAAAAAAAAAAA', name: 'CI <pipeline> & "tests"', prefix: 'asg_prod_Xk29fQ', environment: 'production' } as KeySummary;
+/** `days` days up to 2026-11-25, the last with `today`'s counts. */
+const daysUpTo = (days: number, today: Partial<UsageDay>): UsageDay[] =>
+  Array.from({ length: days }, (_, i) => ({
+    day: new Date(Date.UTC(2026, 10, 25 - (days - 1 - i))).toISOString().slice(0, 10),
+    ok: 0,
+    clientErrors: 0,
+    rateLimited: 0,
+    serverErrors: 0,
+    ...(i === days - 1 ? today : {}),
+  }));
 
 describe('portal pages', () => {
   let server: Server;
@@ -14,6 +28,7 @@ describe('portal pages', () => {
   let email = 'ada@example.com';
   const get = (path: string, cookie?: string) => fetch(base + path, { redirect: 'manual', headers: cookie ? { cookie } : {} });
   const signedIn = 'asg_session=valid';
+  let usageReads: unknown[] = [];
 
   beforeAll(async () => {
     const document = loadOpenApiDocument();
@@ -26,6 +41,19 @@ describe('portal pages', () => {
         assets: createPortalAssets(),
         operations: compileOperations(document),
         prefixes: environmentPrefixes(document),
+        usage: {
+          dailyUsage: {
+            forAccount: async (accountId, days) => {
+              usageReads.push(['account', accountId, days]);
+              return daysUpTo(days, { ok: 1200, clientErrors: 4 });
+            },
+            forKey: async (accountId, keyId, days) => {
+              usageReads.push(['key', accountId, keyId, days]);
+              return daysUpTo(days, { ok: 9, serverErrors: 1 });
+            },
+          },
+          apiKeys: { list: async (accountId) => (accountId === 7 ? [KEY] : []) },
+        },
       }),
     );
     app.use((_req, res) => void res.status(404).end());
@@ -79,6 +107,45 @@ describe('portal pages', () => {
     expect(page).not.toContain('<x>');
     expect(page).toContain('data-action="logout"');
     email = 'ada@example.com';
+  });
+
+  test("when a signed-in account opens the keys page, then it shows the account's last 30 days: summary, chart named by it, table twin", async () => {
+    usageReads = [];
+    const page = await (await get('/portal/keys', signedIn)).text();
+    expect(usageReads).toEqual([['account', 7, 30]]);
+    expect(page).toContain('<h2 id="usage-title" tabindex="-1">Usage of all your keys</h2>');
+    expect(page).toContain('<p class="usage-summary" data-usage-summary>1,204 requests in the last 7 days, under 1% errors.</p>');
+    expect(page).toContain('Errors are responses with a 4xx or 5xx status, 429 (rate limited) included.');
+    expect(page).toMatch(/<svg [^>]*role="img" aria-labelledby="usage-chart-title"/);
+    expect(page).toContain('<title id="usage-chart-title">1,204 requests in the last 7 days, under 1% errors. Requests per day, all your keys, last 30 days, by status.</title>');
+    expect(page).toContain('<caption id="usage-table-caption">Requests per day, all your keys, 27 October 2026 to 25 November 2026 (UTC); 4xx excludes 429</caption>');
+    expect(page).toContain('<tr><th scope="row"><time datetime="2026-11-25">25 Nov</time></th><td>1,200</td><td>4</td><td>0</td><td>0</td><td>1,204</td></tr>');
+    expect(page).toContain('<tfoot><tr><th scope="row">30 days</th><td>1,200</td><td>4</td><td>0</td><td>0</td><td>1,204</td></tr></tfoot>');
+    expect(page).toMatch(/<link rel="stylesheet" href="\/portal\/assets\/usage\.css\?v=[0-9a-f]{12}">/);
+    expect(page).toMatch(/<script src="\/portal\/assets\/usage-chart\.js\?v=[0-9a-f]{12}" defer><\/script>/);
+    expect(page).not.toContain('Show all keys');
+  });
+
+  test('when the keys page names one of the account\'s keys, then the section shows that key, its name escaped, with a way back to all keys', async () => {
+    usageReads = [];
+    const page = await (await get(`/portal/keys?usage=${KEY.id}`, signedIn)).text();
+    expect(usageReads).toEqual([['key', 7, KEY.id, 30]]);
+    expect(page).toContain('Usage of “CI &lt;pipeline&gt; &amp; &quot;tests&quot;”</h2>');
+    expect(page).toContain('<a class="button button-small" href="/portal/keys#usage" data-usage-link>Show all keys</a>');
+    expect(page).toContain('Key <code>asg_prod_Xk29fQ…</code> (production).');
+    expect(page).toContain('10 requests in the last 7 days, 10% errors.');
+    expect(page).toContain('key “CI &lt;pipeline&gt; &amp; &quot;tests&quot;”, last 30 days, by status.</title>');
+    expect(page).not.toContain('<pipeline>');
+  });
+
+  test('when the keys page names a key the account does not own, or names it twice, then it shows all keys and says why', async () => {
+    for (const query of ['usage=key_BBBBBBBBBBBBBBBB', `usage=${KEY.id}&usage=${KEY.id}`, 'usage=']) {
+      usageReads = [];
+      const page = await (await get(`/portal/keys?${query}`, signedIn)).text();
+      expect(usageReads).toEqual([['account', 7, 30]]);
+      expect(page).toContain('Usage of all your keys');
+      expect(page).toContain('<p class="callout callout-warning" role="alert">Your account has no key with that id; here are all your keys.</p>');
+    }
   });
 
   test('when a signed-in account opens log in or sign up, then it goes where it was heading instead', async () => {

@@ -13,6 +13,8 @@ import { deprecationsPage } from './pages/deprecations-page';
 import { keysPage } from './pages/keys-page';
 import { landingPage } from './pages/landing-page';
 import { layout, type PageOptions, type Viewer } from './pages/layout';
+import { usagePanel } from './pages/usage-panel';
+import { loadUsageView, type UsageViewDeps } from './usage/usage-view';
 
 export const PORTAL_ASSETS_PATH = '/portal/assets';
 
@@ -30,6 +32,8 @@ export interface PortalDeps {
   /** The public contract, compiled once: the pages' prefixes and deprecation dates come from it. */
   operations: OperationTable;
   prefixes: EnvironmentPrefixes;
+  /** The keys page's usage chart: daily counts, and the keys to name the one shown. */
+  usage: UsageViewDeps;
 }
 
 /** The operation the deprecations page's migration guide is written for. */
@@ -45,10 +49,13 @@ export function createPortal(deps: PortalDeps): Router {
   const deprecated = deprecationNotice(deps.operations, GUIDED_DEPRECATION);
   const router = Router({ strict: true, caseSensitive: true });
 
-  const viewerOf = async (req: Request): Promise<Viewer> => {
+  const signedInAccount = async (req: Request) => {
     const token = sessionToken(req);
     const session = token ? await deps.sessions.resolve(token) : null;
-    const account = session ? await deps.accounts.get(session.accountId) : null;
+    return session ? deps.accounts.get(session.accountId) : null;
+  };
+  const viewerOf = async (req: Request): Promise<Viewer> => {
+    const account = await signedInAccount(req);
     return account ? { email: account.email } : 'anonymous';
   };
 
@@ -81,7 +88,7 @@ export function createPortal(deps: PortalDeps): Router {
 
   router.get('/portal/', async function landing(req, res) {
     const viewer = await viewerOf(req);
-    send(res, page('Animal Store API', 'Get an API key and make your first Animal Store API call in under a minute.', 'home', viewer, landingPage({ publicUrl, viewer, prefixes, deprecated })));
+    send(res, page('Animal Store API', 'Get an API key and make your first Animal Store API call in under a minute.', 'home', viewer, landingPage({ publicUrl, viewer, prefixes, deprecated }), ['code-samples.js']));
   });
 
   router.get('/portal/signup', async function signup(req, res) {
@@ -98,10 +105,12 @@ export function createPortal(deps: PortalDeps): Router {
   });
 
   router.get('/portal/keys', async function keys(req, res) {
-    const viewer = await viewerOf(req);
-    if (typeof viewer !== 'object') return redirect(res, '/portal/login?next=%2Fportal%2Fkeys');
-    const main = keysPage({ email: viewer.email, publicUrl, prefixes, deprecated });
-    send(res, page('API keys', 'Create, list and revoke your Animal Store API keys.', 'keys', viewer, main, ['keys.js']), 'no-store');
+    const account = await signedInAccount(req);
+    if (!account) return redirect(res, '/portal/login?next=%2Fportal%2Fkeys');
+    const usage = usagePanel(await loadUsageView(deps.usage, account.id, req.query.usage));
+    const main = keysPage({ email: account.email, publicUrl, prefixes, deprecated, usage });
+    const keysView = page('API keys', 'Create, list and revoke your Animal Store API keys, and see their usage.', 'keys', { email: account.email }, main, ['plan-usage.js', 'keys.js', 'usage-chart.js', 'key-requests.js']);
+    send(res, { ...keysView, styles: [assets.url('usage.css')] }, 'no-store');
   });
 
   router.get('/portal/deprecations', async function deprecations(req, res) {

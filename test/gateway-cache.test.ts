@@ -53,7 +53,7 @@ describe.each(['memory', 'redis'] as const)('the GET /pets cache (%s)', (backend
     expect(second.headers.get('x-cache')).toBe('HIT');
     expect(second.headers.get('age')).toMatch(/^\d+$/);
     expect(second.headers.get('content-type')).toBe(first.headers.get('content-type'));
-    expect(second.headers.get('ratelimit')).toMatch(/^"default";r=\d+;t=\d+$/);
+    expect(second.headers.get('ratelimit')).toMatch(/^"minute";r=\d+;t=\d+$/);
     expect(await second.text()).toBe(firstBody);
     expect(upstreamLists()).toBe(before + 1);
   });

@@ -20,22 +20,22 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s)', (backend) => {
   const get = (path: string, key?: string, headers: Record<string, string> = {}) =>
     fetch(gw.url + path, { headers: { ...(key ? { authorization: `Bearer ${key}` } : {}), ...headers } });
 
-  test('when a key uses its budget, then every response says what is left and the next one is 429 with Retry-After', async () => {
-    const { key } = await dev.issueKey({ name: 'budget' });
+  test('when an account uses its budget, then every response says what is left and the next one is 429 with Retry-After', async () => {
+    const { productionKey: key } = await signUpDeveloper(gw.url);
     const seen: string[] = [];
     for (let i = 0; i < 5; i++) {
       const res = await get(i % 2 ? '/v1/pets?limit=0' : '/v1/pets', key); // 400s count too
-      expect(res.headers.get('ratelimit-policy')).toBe('"default";q=5;w=60');
+      expect(res.headers.get('ratelimit-policy')).toBe('"minute";q=5;w=60');
       seen.push(res.headers.get('ratelimit')!);
     }
     expect(seen.map((h) => /r=(\d+)/.exec(h)![1])).toEqual(['4', '3', '2', '1', '0']);
-    for (const h of seen) expect(h).toMatch(/^"default";r=\d;t=(60|[1-5]\d|[1-9])$/);
+    for (const h of seen) expect(h).toMatch(/^"minute";r=\d;t=(60|[1-5]\d|[1-9])$/);
     const refused = await get('/v1/pets', key);
     expect(refused.status).toBe(429);
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThanOrEqual(1);
     expect(retryAfter).toBeLessThanOrEqual(60);
-    expect(refused.headers.get('ratelimit')).toBe(`"default";r=0;t=${retryAfter}`);
+    expect(refused.headers.get('ratelimit')).toBe(`"minute";r=0;t=${retryAfter}`);
     expect(await jsonOf(refused)).toEqual({
       code: 'rate_limited',
       message: `Rate limit of 5 requests per 60 seconds exceeded; retry in ${retryAfter} s.`,
@@ -43,16 +43,23 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s)', (backend) => {
     });
   });
 
-  test('when one key is exhausted, then another key of the same account still has its own budget', async () => {
-    const a = await dev.issueKey({ name: 'a' });
-    const b = await dev.issueKey({ name: 'b' });
-    for (let i = 0; i < 5; i++) await get('/v1/pets', a.key);
-    expect((await get('/v1/pets', a.key)).status).toBe(429);
-    expect((await get('/v1/pets', b.key)).status).toBe(200);
+  test('when two keys of one account send in one environment, then they spend one budget; staging and other accounts have their own', async () => {
+    const owner = await signUpDeveloper(gw.url);
+    const a = owner.productionKey;
+    const b = (await owner.issueKey({ name: 'second production key' })).key;
+    const remaining = async (key: string, path = '/v1/pets') => {
+      const res = await get(path, key);
+      return res.status === 200 ? /;r=(\d+);/.exec(res.headers.get('ratelimit')!)![1] : String(res.status);
+    };
+    expect([await remaining(a), await remaining(b), await remaining(a), await remaining(b), await remaining(b)]).toEqual(['4', '3', '2', '1', '0']);
+    expect(await remaining(a)).toBe('429');
+    expect(await remaining(b)).toBe('429');
+    expect(await remaining(owner.stagingKey, '/staging/v1/pets')).toBe('4');
+    expect(await remaining(dev.productionKey)).toBe('4');
   });
 
   test('when an over-budget request is also invalid, then 429 comes before 400', async () => {
-    const { key } = await dev.issueKey({ name: 'order' });
+    const { productionKey: key } = await signUpDeveloper(gw.url);
     for (let i = 0; i < 5; i++) await get('/v1/pets', key);
     expect((await get('/v1/pets?limit=abc', key)).status).toBe(429);
   });
@@ -66,7 +73,7 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s)', (backend) => {
     expect(last.status).toBe(429);
     expect(last.headers.get('ratelimit-policy')).toBe('"anonymous";q=3;w=60');
     // A valid key is not held back by the IP's failures.
-    expect((await get('/v1/pets', (await dev.issueKey({ name: 'valid' })).key)).status).toBe(200);
+    expect((await get('/v1/pets', (await signUpDeveloper(gw.url)).productionKey)).status).toBe(200);
   });
 
   if (backend === 'redis') {
@@ -74,7 +81,8 @@ describe.each(['memory', 'redis'] as const)('rate limits (%s)', (backend) => {
       const redis = new Redis(redisTestUrl());
       try {
         const keys = await redis.keys(`${prefix}rl:*`);
-        expect(keys.some((k) => k.startsWith(`${prefix}rl:key`))).toBe(true);
+        expect(keys.some((k) => k.startsWith(`${prefix}rl:acct:production:`))).toBe(true);
+        expect(keys.some((k) => k.startsWith(`${prefix}rl:acct:staging:`))).toBe(true);
         expect(keys.some((k) => k.startsWith(`${prefix}rl:ip`))).toBe(true);
         if (keys.length) await redis.del(...keys);
       } finally {

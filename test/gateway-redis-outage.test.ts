@@ -28,7 +28,7 @@ describe('when Redis goes away and comes back', () => {
       expect(during.map((r) => r.status)).toEqual(Array(20).fill(200));
       for (const r of during) {
         expect(r.headers.get('x-cache')).toBe('MISS'); // bypassed: straight to the upstream
-        expect(r.headers.get('ratelimit')).toMatch(/^"default";r=\d+;t=\d+$/); // the insurance limiter holds
+        expect(r.headers.get('ratelimit')).toMatch(/^"minute";r=\d+;t=\d+$/); // the insurance limiter holds
       }
       const warnings = lines.filter((l) => l.level === 40 && l.msg.startsWith('list cache unavailable'));
       expect(warnings).toHaveLength(1);

@@ -185,7 +185,7 @@ describe('request validation at the gateway', () => {
       if (target!.startsWith('/v1/')) {
         // Refused after the key and its budget, the 417 carries their headers like any other refusal.
         expect(answer.headers['x-request-id']).toEqual(expect.any(String));
-        expect(answer.headers.ratelimit).toMatch(/^"default";r=\d+;t=\d+$/);
+        expect(answer.headers.ratelimit).toMatch(/^"minute";r=\d+;t=\d+$/);
         expect(answer.headers['ratelimit-policy']).toEqual(expect.any(String));
       }
     }

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { parse } from 'yaml';
 import { ERROR_STATUS } from '../lib/api-error';
-import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH } from '../openapi/document';
+import { createAdminHandlers } from '../gateway/admin/admin-handlers';
+import { ADMIN_DOCUMENT_PATH, loadOpenApiDocument, PORTAL_DOCUMENT_PATH } from '../openapi/document';
 import { environmentPrefixes } from '../openapi/environments';
 import { compileOperations } from '../openapi/operations';
 import { startTestGateway, type TestGateway } from './support/gateway-harness';
@@ -17,10 +18,10 @@ describe('the OpenAPI documents', () => {
   type Op = { operationId: string; security?: unknown[]; deprecated?: boolean; description?: string; tags?: string[]; parameters?: Array<{ description?: string }>; responses: Record<string, { description?: string; $ref?: string }> } & Record<string, unknown>;
   const operations = Object.values(doc.paths).flatMap((item) => Object.values(item) as Op[]);
 
-  test('when linted with Redocly (recommended rules plus ours), then both documents pass with no problems', async () => {
+  test('when linted with Redocly (recommended rules plus ours), then the three documents pass with no problems', async () => {
     const { stdout, stderr } = await run(
       process.execPath,
-      [join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', 'openapi/animal-store.yaml', 'openapi/portal.yaml', '--config', 'openapi/redocly.yaml', '--format', 'json'],
+      [join(ROOT, 'node_modules/@redocly/cli/bin/cli.js'), 'lint', 'openapi/animal-store.yaml', 'openapi/portal.yaml', 'openapi/admin.yaml', '--config', 'openapi/redocly.yaml', '--format', 'json'],
       { cwd: ROOT, maxBuffer: 10 * 1024 * 1024 },
     ).catch((err: { stdout: string; stderr: string }) => {
       throw new Error(`redocly lint failed:\n${err.stdout}\n${err.stderr}`);
@@ -30,15 +31,15 @@ describe('the OpenAPI documents', () => {
       .trim()
       .split(/\}\s*(?=\{\s*"totals")/)
       .map((part, i, all) => JSON.parse(i < all.length - 1 ? `${part}}` : part) as { totals: { errors: number; warnings: number }; problems: unknown[] });
-    expect(reports).toHaveLength(2);
+    expect(reports).toHaveLength(3);
     for (const report of reports) expect({ totals: report.totals, problems: report.problems }).toMatchObject({ totals: { errors: 0, warnings: 0 }, problems: [] });
     expect(stderr).not.toMatch(/error/i);
   }, 60_000);
 
-  test('when linted with Spectral (spectral:oas), then both documents pass with no problems', async () => {
+  test('when linted with Spectral (spectral:oas), then the three documents pass with no problems', async () => {
     const { stdout } = await run(
       process.execPath,
-      [join(ROOT, 'node_modules/@stoplight/spectral-cli/dist/index.js'), 'lint', '--fail-severity=hint', '--ruleset', '.spectral.yaml', '--format', 'json', 'openapi/animal-store.yaml', 'openapi/portal.yaml'],
+      [join(ROOT, 'node_modules/@stoplight/spectral-cli/dist/index.js'), 'lint', '--fail-severity=hint', '--ruleset', '.spectral.yaml', '--format', 'json', 'openapi/animal-store.yaml', 'openapi/portal.yaml', 'openapi/admin.yaml'],
       { cwd: ROOT, maxBuffer: 10 * 1024 * 1024 },
     ).catch((err: { stdout: string; stderr: string }) => {
       throw new Error(`spectral lint failed:\n${err.stdout}\n${err.stderr}`);
@@ -94,9 +95,29 @@ describe('the OpenAPI documents', () => {
     expect([...documented].sort()).toEqual(Object.keys(ERROR_STATUS).filter((c) => !portalOnly.includes(c)).sort());
   });
 
+  test('when the admin document is read, then its operations are the admin handlers, each needs the token and answers 401, and its Error codes are the catalogue\'s but those it never answers', () => {
+    const admin = loadOpenApiDocument(ADMIN_DOCUMENT_PATH);
+    const adminOps = compileOperations(admin).operations;
+    expect(adminOps.map((o) => o.operationId).sort()).toEqual(Object.keys(createAdminHandlers({} as never)).sort());
+    expect(admin.security).toEqual([{ adminToken: [] }]);
+    for (const item of Object.values(admin.paths)) {
+      for (const [method, op] of Object.entries(item)) if (method !== 'parameters') expect(Object.keys((op as Op).responses)).toContain('401');
+    }
+    const codes = (admin.components!.schemas!.Error as { properties: { code: { enum: string[] } } }).properties.code.enum;
+    const notAdmin = ['weak_password', 'forbidden', 'gone', 'bad_gateway', 'gateway_timeout', 'quota_exceeded'];
+    expect([...codes].sort()).toEqual(Object.keys(ERROR_STATUS).filter((c) => !notAdmin.includes(c)).sort());
+  });
+
   test('when the portal document is read, then it documents the portal JSON API', () => {
     const portal = loadOpenApiDocument(PORTAL_DOCUMENT_PATH);
-    expect(Object.keys(portal.paths).sort()).toEqual(['/keys', '/keys/{id}', '/login', '/logout', '/me', '/signup']);
+    expect(Object.keys(portal.paths).sort()).toEqual(['/keys', '/keys/{id}', '/keys/{id}/requests', '/keys/{id}/roll', '/keys/{id}/usage', '/login', '/logout', '/me', '/plan', '/signup', '/usage']);
+  });
+
+  test("when the portal document describes a logged request's code, then it offers every code of the public API's Error", () => {
+    const portal = loadOpenApiDocument(PORTAL_DOCUMENT_PATH);
+    const logged = (portal.components!.schemas!.LoggedRequest as { properties: { code: { enum: Array<string | null> } } }).properties.code.enum;
+    const publicCodes = (doc.components!.schemas!.Error as { properties: { code: { enum: string[] } } }).properties.code.enum;
+    expect(logged).toEqual([...publicCodes, null]);
   });
 
   describe('served by the gateway', () => {

@@ -1,9 +1,13 @@
+import { createAuditLog } from '../identity/audit-log';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Database } from '../db/database';
 import { createAccountService } from '../identity/account-service';
+import { createAccountUsageLedger } from '../identity/account-usage-ledger';
+import { createPlanUsage } from '../identity/plan-usage';
 import { createApiKeyService, type ApiKeyService } from '../identity/api-key-service';
+import { createDailyUsageService } from '../identity/daily-usage-service';
 import { createLoginLimiter } from '../identity/login-limiter';
 import { createSignupLimiter } from '../identity/signup-limiter';
 import { migrateKeys } from '../identity/migrations';
@@ -24,6 +28,13 @@ async function expectError(res: Response, status: number, code: string, message:
   expect(await jsonOf(res)).toEqual({ code, message, status });
 }
 
+/** The account's plan and usage as the portal reads them; the default plan's limits (these tests read no plan). */
+function planUsageOn(db: Database) {
+  const usage = createAccountUsageLedger({ db, clock: Date.now, flushIntervalMs: 60_000, onFlushError: () => {} });
+  const defaultPlan = { name: 'default', requestsPerMinute: 600, requestsPerMonth: null, createdAt: new Date(0), updatedAt: new Date(0) };
+  return createPlanUsage({ db, plans: { get: () => defaultPlan }, usage, now: () => new Date() });
+}
+
 describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
   let testDb: TestDatabase;
   let db: Database;
@@ -42,7 +53,7 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
     testDb = await createTestDatabase(kind);
     db = await testDb.open();
     await migrateKeys(db);
-    apiKeys = createApiKeyService({ db, hashSecret: 'errors-test-hash-secret-0123456789abcdef', revocations: createLocalRevocationBus() });
+    apiKeys = createApiKeyService({ db, audit: createAuditLog({ db }), hashSecret: 'errors-test-hash-secret-0123456789abcdef', revocations: createLocalRevocationBus() });
     const app = express();
     app.use(
       '/portal/api',
@@ -50,6 +61,8 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
         accounts: createAccountService({ db }),
         sessions: createSessionService({ db, secret: 'errors-test-session-secret-0123456789abc' }),
         apiKeys,
+        dailyUsage: createDailyUsageService({ db, nowMs: Date.now }),
+        planUsage: planUsageOn(db),
         loginLimiter: createLoginLimiter(),
         signupLimiter: createSignupLimiter(),
         clientKey: (req) => clientKey(req, false),
@@ -216,6 +229,8 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
           accounts: createAccountService({ db: broken }),
           sessions,
           apiKeys,
+          dailyUsage: createDailyUsageService({ db: broken, nowMs: Date.now }),
+          planUsage: planUsageOn(broken),
           loginLimiter: createLoginLimiter(),
           signupLimiter: createSignupLimiter(),
           clientKey: (req) => clientKey(req, false),

@@ -1,9 +1,14 @@
+import { createAuditLog } from '../identity/audit-log';
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import type { Database } from '../db/database';
 import { createAccountService } from '../identity/account-service';
+import { createAccountUsageLedger, type AccountUsageLedger } from '../identity/account-usage-ledger';
+import { createPlanUsage } from '../identity/plan-usage';
+import { createPlanService, type PlanService } from '../identity/plans';
 import { createApiKeyService, type ApiKeyService } from '../identity/api-key-service';
+import { createDailyUsageService } from '../identity/daily-usage-service';
 import { createKeyVerifier, type KeyVerifier } from '../identity/key-verifier';
 import { createLoginLimiter } from '../identity/login-limiter';
 import { createSignupLimiter } from '../identity/signup-limiter';
@@ -55,6 +60,8 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
   let db: Database;
   let apiKeys: ApiKeyService;
   let verifier: KeyVerifier;
+  let plans: PlanService;
+  let accountUsage: AccountUsageLedger;
   let portal: RunningPortal;
   let securePortal: RunningPortal;
   let clock: Date;
@@ -76,12 +83,16 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
     db = await testDb.open();
     await migrateKeys(db);
     const revocations = createLocalRevocationBus();
-    apiKeys = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations, now });
+    apiKeys = createApiKeyService({ db, audit: createAuditLog({ db }), hashSecret: HASH_SECRET, revocations, now });
     verifier = createKeyVerifier({ keys: apiKeys, revocations, ttlMs: 60_000, max: 1000, now });
+    plans = await createPlanService({ db, bus: revocations, audit: createAuditLog({ db }), defaultRequestsPerMinute: 600, now });
+    accountUsage = createAccountUsageLedger({ db, clock: () => clock.getTime(), flushIntervalMs: 60_000, onFlushError: () => {} });
     const deps = {
       accounts: createAccountService({ db }),
       sessions: createSessionService({ db, secret: SESSION_SECRET, now }),
       apiKeys,
+      dailyUsage: createDailyUsageService({ db, nowMs: () => clock.getTime() }),
+      planUsage: createPlanUsage({ db, plans, usage: accountUsage, now }),
       loginLimiter: createLoginLimiter(),
       signupLimiter: createSignupLimiter(),
       clientKey: (req: IncomingMessage) => clientKey(req, false),
@@ -95,6 +106,8 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
     await portal?.close();
     await securePortal?.close();
     verifier?.close();
+    plans?.close();
+    await accountUsage?.close();
     await apiKeys?.close();
     await db?.close();
     await testDb?.destroy();
@@ -235,6 +248,8 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
         accounts: createAccountService({ db }),
         sessions: createSessionService({ db, secret: SESSION_SECRET, now }),
         apiKeys,
+        dailyUsage: createDailyUsageService({ db, nowMs: () => clock.getTime() }),
+        planUsage: createPlanUsage({ db, plans, usage: accountUsage, now }),
         loginLimiter: createLoginLimiter(),
         signupLimiter: createSignupLimiter({ maxPerIp: 2 }),
         clientKey: (req) => clientKey(req, false),
@@ -297,6 +312,9 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
           prefix: created.prefix,
           environment: 'staging',
           status: 'active',
+          expiresSoon: false,
+          rolledTo: null,
+          rolledFrom: null,
           createdAt: created.createdAt,
           expiresAt: created.expiresAt,
           lastUsedAt: clock.toISOString(),
@@ -341,6 +359,43 @@ describe.each(testDatabaseKinds())('portal API on %s', (kind) => {
       const res = await del('/keys/key_AAAAAAAAAAAAAAAA', owner.cookie);
       expect(res.status).toBe(404);
       expect(await jsonOf(res)).toEqual({ code: 'not_found', message: 'No API key with this id exists in your account.', status: 404 });
+    });
+  });
+
+  describe('plan and usage', () => {
+    test('when signed in, then GET /plan returns the plan, its limits and this month’s admitted requests, stored and not yet written', async () => {
+      const { account, cookie } = await signUp('plan-usage@example.com');
+      const empty = await get('/plan', cookie);
+      expect(empty.status).toBe(200);
+      expect(empty.headers.get('cache-control')).toBe('no-store');
+      expect(await jsonOf(empty)).toEqual({ plan: 'default', requestsPerMinute: 600, requestsPerMonth: null, month: '2026-06', requestsThisMonth: 0, monthEndsAt: '2026-07-01T00:00:00.000Z' });
+
+      await plans.put('metered', { requestsPerMinute: 100, requestsPerMonth: 1000 }, { actor: 'admin:test' });
+      await db.query('UPDATE accounts.accounts SET plan = $2 WHERE id = $1', [account.id, 'metered']);
+      for (let i = 0; i < 7; i++) accountUsage.recordAdmitted(String(account.id));
+      await accountUsage.flush();
+      for (let i = 0; i < 3; i++) accountUsage.recordAdmitted(String(account.id));
+      // Last month's count is not this month's.
+      await db.query(`INSERT INTO accounts.account_usage_months (account_id, month, requests) VALUES ($1, '2026-05-01', 500)`, [account.id]);
+      expect(await jsonOf(await get('/plan', cookie))).toEqual({
+        plan: 'metered',
+        requestsPerMinute: 100,
+        requestsPerMonth: 1000,
+        month: '2026-06',
+        requestsThisMonth: 10,
+        monthEndsAt: '2026-07-01T00:00:00.000Z',
+      });
+    });
+
+    test('when not signed in, then GET /plan is 401; another method is 405 with Allow', async () => {
+      const anonymous = await get('/plan');
+      expect(anonymous.status).toBe(401);
+      expect(await jsonOf(anonymous)).toEqual({ code: 'unauthorized', message: 'You are not signed in, or your session has ended.', status: 401 });
+      const { cookie } = await signUp('plan-method@example.com');
+      const wrong = await post('/plan', {}, { cookie, origin: 'http://portal.test:8080' });
+      expect(wrong.status).toBe(405);
+      expect(wrong.headers.get('allow')).toBe('GET, HEAD');
+      expect(await jsonOf(wrong)).toEqual({ code: 'method_not_allowed', message: 'POST is not allowed here; allowed: GET, HEAD.', status: 405 });
     });
   });
 });

@@ -2,7 +2,7 @@ import { Agent, request, type IncomingHttpHeaders } from 'node:http';
 import { Writable } from 'node:stream';
 import Redis from 'ioredis';
 import pino from 'pino';
-import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
+import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { freePort } from '../bench/support/processes';
 import { startPrivateRedis } from './support/redis-server';
 
@@ -23,7 +23,8 @@ interface Answer {
 /**
  * Redis is killed (SIGKILL) and started again on the same port while several keys keep sending
  * lists, creates and deprecated gets over keep-alive connections. Nothing the client sees may
- * change but the X-Cache verdicts: no 5xx, no dropped connection, limits still enforced.
+ * change but the X-Cache verdicts: no 5xx, no dropped connection, limits still enforced. Each key
+ * belongs to an account of its own: an account's keys share one budget.
  */
 describe('when Redis is killed and restarted under mixed traffic', () => {
   let port: number;
@@ -83,11 +84,12 @@ describe('when Redis is killed and restarted under mixed traffic', () => {
   });
 
   test('then no request fails or is dropped, the insurance limiter refuses over quota, and cache and shared limits resume by themselves', async () => {
-    const dev = await signUpDeveloper(gw.url);
-    const issued = await Promise.all(['steady 1', 'steady 2', 'steady 3'].map((name) => dev.issueKey({ name })));
-    const steady = issued.map((k) => k.key);
-    const greedy = await dev.issueKey({ name: 'greedy' });
-    const observer = await dev.issueKey({ name: 'observer' }); // its polls spend no steady key's budget
+    const developers = [];
+    for (let i = 0; i < 5; i++) developers.push(await signUpDeveloper(gw.url)); // one at a time: sign-ups are capped in flight per address
+    const [steady1, steady2, steady3, greedyDev, observerDev] = developers as [Developer, Developer, Developer, Developer, Developer];
+    const steady = [steady1, steady2, steady3].map((d) => d.productionKey);
+    const greedy = { key: greedyDev.productionKey };
+    const observer = { key: observerDev.productionKey }; // its polls spend no steady key's budget
     const seed = await send(steady[0]!, 'POST', '/v1/pets', { name: 'Seed', categoryId: 1 });
     expect({ status: seed?.status, errors }).toEqual({ status: 201, errors: [] });
     const seedId = JSON.parse(seed!.body).id as number;
@@ -142,12 +144,12 @@ describe('when Redis is killed and restarted under mixed traffic', () => {
       }
       expect(verdict).toBe('HIT');
 
-      // The shared limiter writes to the restarted (empty) Redis again, for every key that sent since;
-      // the greedy key, which sent only during the outage, was counted in memory alone.
+      // The shared limiter writes to the restarted (empty) Redis again, for every account that sent since;
+      // the greedy key's, which sent only during the outage, was counted in memory alone.
       const client = new Redis(redis.url);
       try {
-        const limitKeys = (await client.keys(`${prefix}rl:key:*`)).sort();
-        expect(limitKeys).toEqual([...issued, observer].map((k) => `${prefix}rl:key:${k.id}`).sort());
+        const limitKeys = (await client.keys(`${prefix}rl:acct:production:*`)).sort();
+        expect(limitKeys).toEqual([steady1, steady2, steady3, observerDev].map((d) => `${prefix}rl:acct:production:${d.accountId}`).sort());
         const cacheKeys = await client.keys(`${prefix}cache:production:q:*`);
         expect(cacheKeys.length).toBeGreaterThan(0);
       } finally {

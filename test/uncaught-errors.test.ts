@@ -42,7 +42,7 @@ describe('when a request handler fails with an unexpected error', () => {
       res.setHeader('content-type', 'application/json');
       res.end(JSON.stringify({ reached: true }));
     };
-    const pipeline = composePipeline([logRequest(logger, createPrometheusMetrics({ defaultMetrics: false }).metrics), failing, answer], pipelineErrorHandler(logger));
+    const pipeline = composePipeline([logRequest(logger, createPrometheusMetrics({ defaultMetrics: false }).metrics, { record: () => {} }), failing, answer], pipelineErrorHandler(logger));
 
     const app = express();
     app.get('/portal/throws', () => {

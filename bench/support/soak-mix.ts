@@ -15,16 +15,21 @@ export const SOAK_MIX = {
 export type SoakKind = keyof typeof SOAK_MIX;
 
 /**
- * Key budgets for a rate: the over-limit key sends twice the per-key quota, so about half of its
- * requests in each minute are refused; every other key sends at most half of it, so none is.
+ * Budgets for a rate. An account's keys share its per-minute budget in each environment, so the
+ * over-limit key has an account of its own, on a plan whose budget it sends twice of: about half
+ * of its requests in each minute are refused. The other keys, as many as if each had that small
+ * budget, belong to one account whose budget (RATE_LIMIT_PER_MINUTE) is twice what it sends in
+ * either environment, so none of theirs is.
  */
 export function soakBudget(rate: number) {
   const share = (kind: SoakKind) => (rate * SOAK_MIX[kind]) / 100;
   const quotaPerMinute = Math.max(10, Math.floor((share('over-limit key') * 60) / 2));
   const perKeyRate = quotaPerMinute / 60 / 2;
+  const production = share('cached list') + share('create') + share('deprecated get');
   return {
     quotaPerMinute,
-    productionKeys: Math.ceil((share('cached list') + share('create') + share('deprecated get')) / perKeyRate),
+    steadyQuotaPerMinute: Math.ceil(Math.max(production, share('staging list')) * 60 * 2),
+    productionKeys: Math.ceil(production / perKeyRate),
     stagingKeys: Math.ceil(share('staging list') / perKeyRate),
   };
 }

@@ -59,12 +59,15 @@ export function createFrontHandler(
           operation: undefined,
           keyId: undefined,
           accountId: undefined,
+          plan: undefined,
           query: undefined,
           cacheLookup: undefined,
           body: undefined,
           onUpstreamResponse: undefined,
           sharedFill: false,
           upstreamCall: undefined,
+          errorCode: undefined,
+          cacheStatus: undefined,
         };
         mount.run(gw, res);
         return;

@@ -2,7 +2,8 @@ import type { ErrorCode } from '../../lib/api-error';
 import type { Environment } from '../pipeline/pipeline';
 
 export type CacheOutcome = 'hit' | 'miss' | 'coalesced' | 'bypass';
-export type RateLimitKind = 'key' | 'anonymous';
+/** `key`: an account's per-minute budget (its keys'); `quota`: its monthly quota; `anonymous`: a client address's. */
+export type RateLimitKind = 'key' | 'quota' | 'anonymous';
 /** Error codes of requests refused before any route saw them (Node's parser, CONNECT, Expect, no Host). */
 export const EARLY_REFUSAL_CODES = ['invalid_request', 'payload_too_large', 'request_timeout', 'headers_too_large'] as const satisfies readonly ErrorCode[];
 export type EarlyRefusalCode = (typeof EARLY_REFUSAL_CODES)[number];

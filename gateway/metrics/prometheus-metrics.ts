@@ -8,7 +8,7 @@ import { bucketHistogram, tallyCounter, type HistogramSeries, type Tally } from 
 export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 
 const CACHE_OUTCOMES: readonly CacheOutcome[] = ['hit', 'miss', 'coalesced', 'bypass'];
-const RATE_LIMIT_KINDS: readonly RateLimitKind[] = ['key', 'anonymous'];
+const RATE_LIMIT_KINDS: readonly RateLimitKind[] = ['key', 'quota', 'anonymous'];
 const UPSTREAM_OUTCOMES: readonly UpstreamOutcome[] = ['2xx', '3xx', '4xx', '5xx', 'refused', 'timeout', 'circuit_open', 'saturated'];
 
 export interface PrometheusMetricsOptions {
@@ -50,7 +50,7 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
   });
   const rateLimited = tallyCounter(registry, {
     name: 'asg_rate_limited_total',
-    help: 'Requests refused with 429, by budget (key or anonymous).',
+    help: 'Requests refused with 429, by budget (key: the per-minute budget of the key\'s account; quota: its monthly quota; anonymous).',
     labelNames: ['kind'],
   });
   const upstreamRequests = tallyCounter(registry, {

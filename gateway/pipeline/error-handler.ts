@@ -16,6 +16,6 @@ export function pipelineErrorHandler(logger: Pick<Logger, 'error'>) {
   return function onPipelineError(err: unknown, req: GatewayRequest, res: ServerResponse, options?: ReportOptions): void {
     // Headers the steps set so far (request id, rate limit, deprecation, CORS) go out with the Error body.
     if (!res.headersSent) req.ctx.headers.applyTo(res);
-    report(err, req, res, options);
+    req.ctx.errorCode = report(err, req, res, options).code;
   };
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorCode } from '../../lib/api-error';
 import type { Environment } from '../../openapi/environments';
 import type { ApiOperation, RouteMatch } from '../../openapi/operations';
 import type { CacheLookup } from '../cache/list-cache';
@@ -24,6 +25,8 @@ export interface RequestContext {
   operation?: ApiOperation;
   keyId?: string;
   accountId?: string;
+  /** The account's plan, by name: its limits come from the plan book (rate-limit step). */
+  plan?: string;
   /** Validated query with defaults applied. */
   query?: Record<string, unknown>;
   /**
@@ -42,6 +45,10 @@ export interface RequestContext {
   sharedFill: boolean;
   /** The request's one call to its upstream, once the proxy step has handed it off. */
   upstreamCall?: UpstreamCall;
+  /** The code of the Error body the client was sent, by the gateway or the upstream (for the request log). */
+  errorCode?: ErrorCode;
+  /** The list cache's answer (`X-Cache`); undefined where the cache does not serve. */
+  cacheStatus?: 'HIT' | 'MISS';
 }
 
 export interface UpstreamResponse {

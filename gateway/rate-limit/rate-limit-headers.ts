@@ -4,9 +4,10 @@ import { decimalText } from './decimal-text';
 import type { RateDecision, RateLimiter } from './rate-limiter';
 
 /**
- * IETF draft-ietf-httpapi-ratelimit-headers-11 fields:
- *   RateLimit-Policy: "default";q=600;w=60
- *   RateLimit: "default";r=598;t=42
+ * IETF draft-ietf-httpapi-ratelimit-headers-11 fields of a limiter with one policy (the anonymous
+ * budget; an account's plan has its own, plan-policies.ts):
+ *   RateLimit-Policy: "anonymous";q=60;w=60
+ *   RateLimit: "anonymous";r=58;t=42
  */
 export function policyHeader(limiter: RateLimiter): string {
   const { name, quota, windowSeconds } = limiter.policy;

@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { createBudgetLeases } from './budget-leases';
-import { createCounter } from './limiter-factory';
+import { createCounter, leaseCounter } from './limiter-factory';
 
 /** What one request learns from its budget; `allowed: false` is a business outcome, not an error. */
 export interface RateDecision {
@@ -33,9 +33,11 @@ export interface RateLimiterOptions {
  * busy key spend most of its requests in process memory (see budget-leases.ts).
  */
 export function createRateLimiter(o: RateLimiterOptions): RateLimiter {
-  const counter = createCounter({ points: o.quota, duration: o.windowSeconds, keyPrefix: o.keyPrefix }, o.redis);
+  const counter = leaseCounter(createCounter({ points: o.quota, duration: o.windowSeconds, keyPrefix: o.keyPrefix }, o.redis));
+  const leases = createBudgetLeases({ counter, windowMs: o.windowSeconds * 1000 });
+  const { quota } = o;
   return {
-    policy: { name: o.name, quota: o.quota, windowSeconds: o.windowSeconds },
-    consume: createBudgetLeases({ counter, quota: o.quota, windowMs: o.windowSeconds * 1000 }),
+    policy: { name: o.name, quota, windowSeconds: o.windowSeconds },
+    consume: (key) => leases.consume(key, quota),
   };
 }

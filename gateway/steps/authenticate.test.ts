@@ -19,7 +19,7 @@ function setUp() {
       },
       check: (keyHash): KeyCheck =>
         keyHash === `hash-of-${KEY_A}`
-          ? { valid: true, keyId: 'key_a', accountId: 1 }
+          ? { valid: true, keyId: 'key_a', accountId: 1, plan: 'default' }
           : { valid: false, code: keyHash === `hash-of-${KEY_STAGING}` ? 'WRONG_ENVIRONMENT' : 'NOT_FOUND' },
     },
     anonymousLimiter: createRateLimiter({ name: 'anonymous', quota: 100, windowSeconds: 60, keyPrefix: 'ip' }),

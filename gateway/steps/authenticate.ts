@@ -8,8 +8,8 @@ import { applyRateLimit, policyHeader } from '../rate-limit/rate-limit-headers';
 import type { RateLimiter } from '../rate-limit/rate-limiter';
 
 export type KeyCheck =
-  | { valid: true; keyId: string; accountId: string | number }
-  | { valid: false; code: 'MALFORMED' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' | 'WRONG_ENVIRONMENT' };
+  | { valid: true; keyId: string; accountId: string | number; plan: string }
+  | { valid: false; code: 'MALFORMED' | 'NOT_FOUND' | 'REVOKED' | 'EXPIRED' | 'SUSPENDED' | 'WRONG_ENVIRONMENT' };
 
 export interface KeyChecker {
   /** The keyed hash of a well-formed key; null for anything else. */
@@ -33,6 +33,7 @@ function refusalReasons(prefixes: EnvironmentPrefixes): Readonly<Record<Exclude<
     NOT_FOUND: 'Invalid API key.',
     REVOKED: 'This API key has been revoked.',
     EXPIRED: 'This API key has expired.',
+    SUSPENDED: 'The account this API key belongs to is suspended; contact support.',
     WRONG_ENVIRONMENT: `This API key belongs to another environment: production keys work under ${prefixes.production}, staging keys under ${prefixes.staging}.`,
   });
 }
@@ -70,6 +71,7 @@ export function authenticate({ keys, anonymousLimiter, clientKey, metrics, usage
     if (!result.valid) return refuse(req, next, unauthorized(reasons[result.code], true));
     req.ctx.keyId = result.keyId;
     req.ctx.accountId = String(result.accountId);
+    req.ctx.plan = result.plan;
     // Here, not in the verifier: route matching ran first, so the operation (deprecated or not) is known.
     usage.recordUse(result.keyId, req.ctx.operation?.deprecated === true);
     next();

@@ -5,7 +5,7 @@ import { normalisedQueryKey, type CacheLookup, type CachedResponse, type ListCac
 import { unshareableReason } from '../cache/shareable-response';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { ApiOperation } from '../../openapi/operations';
-import type { GatewayRequest, Next, Step } from '../pipeline/pipeline';
+import type { GatewayRequest, Next, RequestContext, Step } from '../pipeline/pipeline';
 import type { SendAtTurnEnd } from '../pipeline/turn-end-writer';
 
 export interface ListCacheOptions {
@@ -116,7 +116,7 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
   const bypass = (req: GatewayRequest, res: ServerResponse, next: Next, err: unknown) => {
     outage.failed(err);
     metrics.cacheLookup(req.ctx.environment, 'bypass');
-    req.ctx.headers.set('X-Cache', 'MISS');
+    tellCache(req.ctx, 'MISS');
     next();
   };
 
@@ -135,7 +135,7 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
     if (passUntil !== undefined) {
       if (now() < passUntil) {
         metrics.cacheLookup(ctx.environment, 'miss');
-        ctx.headers.set('X-Cache', 'MISS');
+        tellCache(ctx, 'MISS');
         return next();
       }
       passes.delete(flightKey);
@@ -145,7 +145,7 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
       metrics.cacheLookup(ctx.environment, 'coalesced');
       const entry = await inFlight;
       if (entry) return sendCached(send, req, res, entry, now());
-      ctx.headers.set('X-Cache', 'MISS'); // the leader's fetch failed: this one goes upstream itself
+      tellCache(ctx, 'MISS'); // the leader's fetch failed: this one goes upstream itself
       return next();
     }
 
@@ -187,7 +187,7 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
     }
 
     metrics.cacheLookup(ctx.environment, 'miss');
-    ctx.headers.set('X-Cache', 'MISS');
+    tellCache(ctx, 'MISS');
     res.once('close', () => {
       settle(undefined); // upstream failed or client left: followers go on their own
       release();
@@ -264,8 +264,14 @@ function sendCached(send: SendAtTurnEnd, req: GatewayRequest, res: ServerRespons
   const { headers } = req.ctx;
   headers.set('Content-Type', entry.contentType);
   if (entry.link) headers.set('Link', entry.link);
-  headers.set('X-Cache', 'HIT');
+  tellCache(req.ctx, 'HIT');
   headers.set('Age', Math.max(0, Math.floor((now - entry.storedAt) / 1000)));
   headers.set('Content-Length', entry.body.length);
   send(res, 200, headers, entry.body);
+}
+
+/** How the cache answered, told to the client (`X-Cache`) and to the request log. */
+function tellCache(ctx: RequestContext, verdict: 'HIT' | 'MISS'): void {
+  ctx.cacheStatus = verdict;
+  ctx.headers.set('X-Cache', verdict);
 }

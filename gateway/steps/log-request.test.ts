@@ -16,7 +16,9 @@ function setUp(level: Level) {
   const { lines, logger } = captureLogs(level);
   const finished: unknown[][] = [];
   const metrics: Pick<GatewayMetrics, 'requestFinished'> = { requestFinished: (...args) => void finished.push(args) };
-  const step = logRequest(logger, metrics);
+  const outcomes: Array<[string, number]> = [];
+  const logged: Array<[RequestContext, string, number, number]> = [];
+  const step = logRequest(logger, metrics, { record: (keyId, status) => void outcomes.push([keyId, status]) }, { record: (...args) => void logged.push(args) });
   const send = async (ctx: Partial<RequestContext>, method = 'GET') => {
     const req = stepRequest({ method, apiPath: '/pets/3', ctx });
     const res = Object.assign(new EventEmitter(), { req, statusCode: 200 });
@@ -31,7 +33,7 @@ function setUp(level: Level) {
       },
     };
   };
-  return { lines, finished, send };
+  return { lines, finished, outcomes, logged, send };
 }
 
 const getPet = { operationId: 'getPet' } as ApiOperation;
@@ -67,6 +69,16 @@ describe('log-request step', () => {
     expect(lines[0]).toMatchObject({ route: 'getPet', status: 200, keyId: 'key_123' });
   });
 
+  test("when a key's response finishes, then its status is counted for the key's daily usage, and a response without a key is not", async () => {
+    const { outcomes, send } = setUp('warn');
+    const withKey = await send({ operation: getPet });
+    withKey.req.ctx.keyId = 'key_123';
+    expect(outcomes).toEqual([]);
+    withKey.finish(429);
+    (await send({ operation: getPet })).finish(401);
+    expect(outcomes).toEqual([['key_123', 429]]);
+  });
+
   test('when no operation matched, then the route is logged and counted as "unmatched"', async () => {
     const { lines, finished, send } = setUp('info');
     (await send({}, 'DELETE')).finish(405);
@@ -79,5 +91,14 @@ describe('log-request step', () => {
     (await send({ operation: getPet })).finish(201);
     expect(lines).toEqual([]);
     expect(finished).toEqual([['production', 'getPet', 201, expect.any(Number)]]);
+  });
+
+  test('when a request with a key finishes, then it goes to the request log with its context, method, status and duration; one without a key does not', async () => {
+    const { logged, send } = setUp('warn');
+    const withKey = await send({ keyId: 'key_123', startedAt: performance.now() - 20 }, 'POST');
+    withKey.finish(201);
+    (await send({})).finish(401);
+    expect(logged).toEqual([[withKey.req.ctx, 'POST', 201, expect.any(Number)]]);
+    expect(logged[0]![3]).toBeGreaterThanOrEqual(20);
   });
 });

@@ -2,12 +2,24 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../lib/logger';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { GatewayRequest, Step } from '../pipeline/pipeline';
+import type { RequestLogWriter } from '../request-log/request-log-writer';
+
+/** Counts each finished response of an authenticated key by day and outcome (identity's daily usage); must not block. */
+export interface OutcomeRecorder {
+  record(keyId: string, status: number): void;
+}
 
 /**
  * One structured line per API request when it finishes: request id, key id (never the key), route,
- * status, latency; and the same response counted in the metrics, from the same listener.
+ * status, latency; and the same response counted in the metrics and, for a request with a key,
+ * in its daily usage and its key's request log, from the same listener.
  */
-export function logRequest(logger: Logger, metrics: Pick<GatewayMetrics, 'requestFinished'>): Step {
+export function logRequest(
+  logger: Logger,
+  metrics: Pick<GatewayMetrics, 'requestFinished'>,
+  outcomes: OutcomeRecorder,
+  requestLog?: Pick<RequestLogWriter, 'record'>,
+): Step {
   // One listener function for every response (it finds its request through `res.req`): no closure per request.
   function requestFinished(this: ServerResponse): void {
     const req = this.req as GatewayRequest;
@@ -15,6 +27,10 @@ export function logRequest(logger: Logger, metrics: Pick<GatewayMetrics, 'reques
     const route = ctx.operation?.operationId ?? 'unmatched';
     const ms = performance.now() - ctx.startedAt;
     metrics.requestFinished(ctx.environment, route, this.statusCode, ms / 1e3);
+    if (ctx.keyId !== undefined) {
+      outcomes.record(ctx.keyId, this.statusCode);
+      requestLog?.record(ctx, req.method!, this.statusCode, ms);
+    }
     if (!logger.isLevelEnabled('info')) return;
     logger.info({
       requestId: ctx.requestId,

@@ -1,7 +1,7 @@
 import { Agent as HttpAgent, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { createProxyMiddleware } from 'http-proxy-middleware';
-import { ApiError, errorCodeFor, isErrorBodyFor } from '../../lib/api-error';
+import { ApiError, errorBodyCode, errorCodeFor } from '../../lib/api-error';
 import type { ReportOptions } from '../../lib/report-error';
 import type { GatewayMetrics, UpstreamOutcome } from '../metrics/gateway-metrics';
 import type { GatewayRequest, Step } from '../pipeline/pipeline';
@@ -149,9 +149,13 @@ export function proxyToUpstream({
           onError(err, req, res);
           return;
         }
-        if (errorToCheck && !isErrorBodyFor(body.toString('utf8'), status)) {
-          onError(withErrorBody(status, headers), req, res);
-          return;
+        if (errorToCheck) {
+          const code = errorBodyCode(body.toString('utf8'), status);
+          if (code === undefined) {
+            onError(withErrorBody(status, headers), req, res);
+            return;
+          }
+          req.ctx.errorCode = code; // the upstream's own Error, for the request log
         }
         headers['content-length'] = String(body.length);
         res.writeHead(status, headers);

@@ -11,6 +11,7 @@ import { createCircuitBreaker } from '../upstream/circuit-breaker';
 import { createApiPipeline } from './api';
 import type { Wiring } from './context';
 import type { Identity } from './identity';
+import type { RequestLog } from './request-log';
 import type { Stores } from './stores';
 
 export interface ApiMountsDeps {
@@ -24,10 +25,11 @@ export interface ApiMountsDeps {
   publicUrl: string;
   /** The gateway's own address, as the ready line shows it. */
   ownUrl: string;
+  requestLog: RequestLog;
 }
 
-/** Both environments' API pipelines, sharing one list cache, one key budget and one turn end. */
-export function createApiMounts(w: Wiring, { stores, identity, operations, prefixes, metrics, publicUrl, ownUrl }: ApiMountsDeps) {
+/** Both environments' API pipelines, sharing one list cache, the accounts' monthly quotas and one turn end. */
+export function createApiMounts(w: Wiring, { stores, identity, operations, prefixes, metrics, publicUrl, ownUrl, requestLog }: ApiMountsDeps) {
   const { config, logger, now, defer } = w;
   // Browser pages from PUBLIC_URL or from the gateway's own address may call the API (CORS).
   const corsOrigins = [...new Set([publicUrl, ownUrl].map(originOf).filter((o): o is string => o !== null))];
@@ -51,7 +53,14 @@ export function createApiMounts(w: Wiring, { stores, identity, operations, prefi
       operations,
       keys: identity.verifier,
       usage: identity.apiKeys,
-      rateLimiter: identity.limiters.perKey,
+      dailyUsage: identity.dailyUsage,
+      accountLimits: {
+        plans: identity.plans,
+        minute: identity.limiters.minute[environment],
+        month: identity.limiters.month,
+        usage: identity.accountUsage,
+        clock: identity.clockMs,
+      },
       anonymousLimiter: identity.limiters.anonymous,
       clientIp: clientIpOf,
       clientKey: clientKeyOf,
@@ -60,6 +69,7 @@ export function createApiMounts(w: Wiring, { stores, identity, operations, prefi
       logger,
       now,
       metrics,
+      requestLog: requestLog.writer,
       atTurnEnd: turnEnd.writes,
     });
     defer(() => mount.close());

@@ -6,16 +6,17 @@ import type { OperationTable } from '../../openapi/operations';
 import { composePipeline, type Environment, type GatewayRequest } from '../pipeline/pipeline';
 import type { ListCache } from '../cache/list-cache';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
+import type { RequestLogWriter } from '../request-log/request-log-writer';
 import type { RateLimiter } from '../rate-limit/rate-limiter';
 import type { CircuitBreaker } from '../upstream/circuit-breaker';
 import { authenticate, type KeyChecker, type UsageRecorder } from '../steps/authenticate';
 import { cors } from '../steps/cors';
 import { listCache } from '../steps/list-cache';
 import { deprecationHeaders } from '../steps/deprecation-headers';
-import { logRequest } from '../steps/log-request';
+import { logRequest, type OutcomeRecorder } from '../steps/log-request';
 import { matchRoute } from '../steps/match-route';
 import { proxyToUpstream } from '../steps/proxy';
-import { rateLimitPerKey } from '../steps/rate-limit';
+import { rateLimitPerAccount, type AccountLimitsOptions } from '../steps/rate-limit';
 import { refuseUnknownRoute } from '../steps/refuse-unknown-route';
 import { validateRequest } from '../steps/validate-request';
 import { createLinkRewriter } from '../upstream/upstream-links';
@@ -41,8 +42,10 @@ export interface ApiPipelineOptions {
   keys: KeyChecker;
   /** Counts each authenticated request per key, and its calls to deprecated operations. */
   usage: UsageRecorder;
-  /** Per key; shared by both environments, so a key's budget is one number. */
-  rateLimiter: RateLimiter;
+  /** Counts each finished response of a key by UTC day and outcome (the portal's usage chart). */
+  dailyUsage: OutcomeRecorder;
+  /** The account's plan: its per-minute budget in this environment and its monthly quota (metrics are this pipeline's). */
+  accountLimits: Omit<AccountLimitsOptions, 'metrics'>;
   /** Per client IP, for requests without a valid key. */
   anonymousLimiter: RateLimiter;
   clientIp: (req: IncomingMessage) => string;
@@ -55,14 +58,17 @@ export interface ApiPipelineOptions {
   logger: Logger;
   now: () => Date;
   metrics: GatewayMetrics;
+  /** Where each finished request with a key is recorded for its owner. */
+  requestLog?: Pick<RequestLogWriter, 'record'>;
   /** Runs a task at the end of the turn, after the turn's reads (turn-end.ts). */
   atTurnEnd: (task: () => void) => void;
 }
 
 /**
  * The API path of one environment, as data: each step is one concern, in the order the
- * contract needs: 401 before 429 before 400; deprecation headers on every response, 401s
- * included; the cache only after every refusal, so a cached body never skips one.
+ * contract needs: 401 before 429 (the plan's per-minute budget, then its monthly quota) before
+ * 400; deprecation headers on every response, 401s included; the cache only after every
+ * refusal, so a cached body never skips one.
  */
 export function createApiPipeline(o: ApiPipelineOptions) {
   const onError = pipelineErrorHandler(o.logger);
@@ -85,13 +91,13 @@ export function createApiPipeline(o: ApiPipelineOptions) {
   const cache = o.cache ? listCache({ cache: o.cache, logger: o.logger, metrics: o.metrics, now: () => o.now().getTime(), send }) : undefined;
   const run = composePipeline(
     [
-      logRequest(o.logger, o.metrics),
+      logRequest(o.logger, o.metrics, o.dailyUsage, o.requestLog),
       cors({ allowedOrigins: o.corsOrigins }),
       matchRoute(o.operations),
       deprecationHeaders({ noticeUrl: `${o.publicUrl}/portal/deprecations` }),
       authenticate({ keys: o.keys, anonymousLimiter: o.anonymousLimiter, clientKey: o.clientKey, metrics: o.metrics, usage: o.usage, prefixes: o.prefixes }),
       ...(cache ? [cache.prefetch] : []),
-      rateLimitPerKey(o.rateLimiter, o.metrics),
+      rateLimitPerAccount({ ...o.accountLimits, metrics: o.metrics }),
       refuseUnknownRoute({ now: () => o.now().getTime() }),
       validateRequest({ maxBodyBytes: MAX_BODY_BYTES }),
       ...(cache ? [cache.serve] : []),

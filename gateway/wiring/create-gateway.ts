@@ -1,4 +1,5 @@
 import type { Server } from 'node:http';
+import type { Database } from '../../db/database';
 import { createLogger, type Logger } from '../../lib/logger';
 import { loadOpenApiDocument, type OpenApiDocument } from '../../openapi/document';
 import { environmentPrefixes } from '../../openapi/environments';
@@ -8,11 +9,14 @@ import type { DrainReport, HttpDrain } from '../http/drain';
 import { createFrontHandler } from '../http/front-handler';
 import type { CountRefusal } from '../http/malformed-requests';
 import { createPrometheusMetrics } from '../metrics/prometheus-metrics';
+import { registerRequestLogMetrics } from '../metrics/request-log-metrics';
 import { createApiMounts } from './api-mounts';
 import type { Wiring } from './context';
 import { createDefer } from './defer';
 import { createIdentity } from './identity';
 import { createPortalApp } from './portal';
+import { startAdminListener } from './admin';
+import { createRequestLog } from './request-log';
 import { createHttpServer, listen, startMetricsListener } from './server';
 import { openStores } from './stores';
 
@@ -24,12 +28,14 @@ export interface GatewayOptions {
   sessionPurgeIntervalMs?: number;
   /** The public contract, loaded once; tests pass a variant (another sunset), the process reads openapi/animal-store.yaml. */
   apiDocument?: OpenApiDocument;
+  /** An open database to use instead of the one config names; the caller closes it (tests read what the gateway wrote). */
+  database?: Database;
 }
 
 export interface Gateway {
   /**
-   * Listens on config.port (0 = any free port); resolves with the bound base URL, and with the
-   * metrics listener's URL when METRICS_PORT is set.
+   * Listens on config.port (0 = any free port); resolves with the bound base URL, with the
+   * metrics listener's URL when METRICS_PORT is set, and the admin listener's when ADMIN_TOKEN is.
    */
   start(): Promise<StartedGateway>;
   /**
@@ -46,7 +52,12 @@ export interface StartedGateway {
   /** The address actually bound, e.g. `0.0.0.0:8080 (all interfaces)`. */
   bound: string;
   metricsUrl?: string;
+  /** The admin listener's base URL, when ADMIN_TOKEN is set. */
+  adminUrl?: string;
 }
+
+/** What the start says when the admin API is off: how to turn it on. */
+export const ADMIN_OFF = 'off: set ADMIN_TOKEN (at least 32 characters) to serve it on ADMIN_HOST:ADMIN_PORT (default 127.0.0.1:8081)';
 
 export interface StopReport extends DrainReport {
   /** Stores and services that failed to close (each is logged); 0 means a clean stop. */
@@ -69,20 +80,24 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     const document = options.apiDocument ?? loadOpenApiDocument();
     const operations = compileOperations(document);
     const prefixes = environmentPrefixes(document);
-    const stores = await openStores(w, operations);
+    const stores = await openStores(w, operations, options.database);
     const identity = await createIdentity(w, stores, { injectedClock: options.now, sessionPurgeIntervalMs: options.sessionPurgeIntervalMs });
     const { metrics, registry } = createPrometheusMetrics({ keyVerifier: identity.verifier });
+    const requestLog = createRequestLog(w, stores);
+    registerRequestLogMetrics(registry, requestLog.writer);
     // Refusals before routing come from the server's parser events and from the front handler's Host check.
     const refusedEarly: CountRefusal = (code) => metrics.refusedEarly(code);
     http = createHttpServer(w, refusedEarly);
     const { url, port, bound } = await listen(http.server, w);
     const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
-    const mounts = createApiMounts(w, { stores, identity, operations, prefixes, metrics, publicUrl, ownUrl: url });
-    const app = createPortalApp(w, { stores, identity, document, operations, prefixes, registry, publicUrl });
+    const mounts = createApiMounts(w, { stores, identity, operations, prefixes, metrics, publicUrl, ownUrl: url, requestLog });
+    const app = createPortalApp(w, { stores, identity, document, operations, prefixes, registry, publicUrl, requestLog });
     http.server.on('request', createFrontHandler(mounts, app, refusedEarly));
     const metricsUrl = await startMetricsListener(w, registry);
-    logger.info({ url, bound, publicUrl, upstreams: stores.upstreams.urls, database: stores.db.kind, metricsUrl }, 'gateway listening');
-    return { url, port, metricsUrl, bound };
+    const adminUrl = await startAdminListener(w, { identity, redis: stores.redis });
+    const admin = adminUrl ? `${adminUrl}/admin/v1/ (contract: ${adminUrl}/openapi.json)` : ADMIN_OFF;
+    logger.info({ url, bound, publicUrl, upstreams: stores.upstreams.urls, database: stores.db.kind, metricsUrl, admin }, 'gateway listening');
+    return { url, port, metricsUrl, adminUrl, bound };
   }
 
   /** Drains the server first, then runs the cleanups; the report is logged at `level` (debug after a failed start, whose error is the news). */

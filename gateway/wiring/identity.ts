@@ -1,5 +1,13 @@
+import { createAccountAdmin } from '../../identity/account-admin';
 import { createAccountService } from '../../identity/account-service';
+import { createAccountUsageLedger } from '../../identity/account-usage-ledger';
+import { createAuditLog } from '../../identity/audit-log';
+import { scheduleKeyExpiryAudit } from '../../identity/key-expiry-audit';
+import { createKeyAdmin } from '../../identity/key-admin';
+import { createPlanService } from '../../identity/plans';
 import { createApiKeyService } from '../../identity/api-key-service';
+import { createDailyUsageService, scheduleUsageDayPurge } from '../../identity/daily-usage-service';
+import { createUtcDayClock } from '../../identity/utc-day-clock';
 import { createKeyVerifier } from '../../identity/key-verifier';
 import { createLoginLimiter } from '../../identity/login-limiter';
 import { createPasswordHasher } from '../../identity/password';
@@ -8,7 +16,10 @@ import { createLocalRevocationBus, type RevocationBus } from '../../identity/rev
 import { createSessionService } from '../../identity/session-service';
 import { schedulePurgeOfSessions } from '../../identity/session-purge';
 import { createSignupLimiter } from '../../identity/signup-limiter';
-import { createLimiterFactory } from '../rate-limit/limiter-factory';
+import { ENVIRONMENTS, type Environment } from '../../openapi/environments';
+import { createBudgetLeases, type BudgetLeases } from '../rate-limit/budget-leases';
+import { createCounter, createLimiterFactory, leaseCounter } from '../rate-limit/limiter-factory';
+import { createMonthCounter } from '../rate-limit/month-counter';
 import { createRateLimiter } from '../rate-limit/rate-limiter';
 import type { Wiring } from './context';
 import type { Stores } from './stores';
@@ -35,18 +46,58 @@ export async function createIdentity(w: Wiring, { db, redis, secrets }: Stores, 
   );
   const accounts = createAccountService({ db, passwords: createPasswordHasher({ maxQueued: config.passwordHashQueue }) });
   const revocations = await createRevocationBus(w, redis);
+  const audit = createAuditLog({ db, now });
+  const plans = await createPlanService({
+    db,
+    bus: revocations,
+    audit,
+    defaultRequestsPerMinute: config.rateLimitPerMinute,
+    now,
+    onReloadError: (err) => logger.warn({ err }, 'could not reload plans; the previous limits stay in force'),
+  });
+  defer(() => plans.close());
   const apiKeys = createApiKeyService({
     db,
     hashSecret: secrets.keyHashSecret,
     revocations,
+    audit,
     maxActiveKeysPerAccount: config.maxKeysPerAccount,
     now,
     onFlushError: (err) => logger.warn({ err }, 'could not record key usage; will retry'),
   });
   defer(() => apiKeys.close());
+  const injectedClock = options.injectedClock;
+  // Read per request: with no injected clock, Date.now, which allocates nothing.
+  const clockMs = injectedClock ? () => injectedClock().getTime() : Date.now;
+  // Responses are counted on a day a midnight timer keeps, not a clock read each; a test's clock is read each time.
+  const dayClock = injectedClock ? undefined : createUtcDayClock();
+  if (dayClock) defer(() => dayClock.close());
+  const dailyUsage = createDailyUsageService({
+    db,
+    nowMs: clockMs,
+    today: dayClock?.today,
+    onFlushError: (err) => logger.warn({ err }, 'could not record daily key usage; will retry'),
+  });
+  defer(() => dailyUsage.close());
+  defer(scheduleUsageDayPurge(dailyUsage, { onError: (err) => logger.warn({ err }, 'could not delete old daily key usage; will retry') }));
+  const accountUsage = createAccountUsageLedger({
+    db,
+    clock: clockMs,
+    flushIntervalMs: 5000,
+    onFlushError: (err) => logger.warn({ err }, 'could not record account usage; will retry'),
+  });
+  defer(() => accountUsage.close());
   const verifier = createKeyVerifier({ keys: apiKeys, revocations, ttlMs: 60_000, max: 100_000, now: options.injectedClock });
   defer(() => verifier.close());
-  return { sessions, accounts, apiKeys, verifier, limiters: createLimiters(w, redis?.publisher) };
+  defer(scheduleKeyExpiryAudit({ db, now, onError: (err) => logger.warn({ err }, 'could not record key expiries in the audit log; will retry') }));
+  const admin = {
+    accounts: createAccountAdmin({ db, audit, plans, bus: revocations, now }),
+    keys: createKeyAdmin({ db, audit, bus: revocations, hash: apiKeys.hash, now }),
+    plans,
+    audit,
+  };
+  const limiters = createLimiters(w, redis?.publisher, { seed: (accountId, month) => accountUsage.requestsInMonth(accountId, month), clockMs });
+  return { sessions, accounts, apiKeys, dailyUsage, verifier, plans, admin, accountUsage, clockMs, limiters };
 }
 
 export type Identity = Awaited<ReturnType<typeof createIdentity>>;
@@ -59,14 +110,35 @@ async function createRevocationBus({ config, defer }: Wiring, redis: Stores['red
   return shared;
 }
 
+/** The shortest calendar month: the monthly leases carry tokens over only within one month. */
+const SHORTEST_MONTH_MS = 28 * 24 * 60 * 60 * 1000;
+
 /** Counted in Redis when there is one, so every gateway process spends the same budget. */
-function createLimiters({ config }: Wiring, redis: NonNullable<Stores['redis']>['publisher'] | undefined) {
+function createLimiters(
+  { config }: Wiring,
+  redis: NonNullable<Stores['redis']>['publisher'] | undefined,
+  quota: { seed: (accountId: string, month: string) => Promise<number>; clockMs: () => number },
+) {
   const portalLimits = {
     createLimiter: createLimiterFactory({ redis, keyPrefix: config.redisKeyPrefix }),
     maxInFlightPerIp: config.passwordAttemptsInFlightPerIp,
   };
+  // The plan sets the limit, which the leases apply: the counter only counts (it never refuses).
+  const minuteLeases = (environment: Environment) =>
+    createBudgetLeases({
+      counter: leaseCounter(createCounter({ points: Number.MAX_SAFE_INTEGER, duration: 60, keyPrefix: `${config.redisKeyPrefix}rl:acct:${environment}` }, redis)),
+      windowMs: 60_000,
+    });
+  const minute = Object.fromEntries(ENVIRONMENTS.map((environment) => [environment, minuteLeases(environment)])) as Record<Environment, BudgetLeases>;
   return {
-    perKey: createRateLimiter({ name: 'default', quota: config.rateLimitPerMinute, windowSeconds: 60, keyPrefix: `${config.redisKeyPrefix}rl:key`, redis }),
+    /** Per account and environment, each plan's per-minute limit. */
+    minute,
+    /** Per account, both environments together, each plan's monthly quota. */
+    month: createBudgetLeases({
+      counter: createMonthCounter({ redis, keyPrefix: `${config.redisKeyPrefix}quota:`, seed: quota.seed, clock: quota.clockMs }),
+      windowMs: SHORTEST_MONTH_MS,
+      clock: quota.clockMs,
+    }),
     anonymous: createRateLimiter({ name: 'anonymous', quota: config.anonymousRateLimitPerMinute, windowSeconds: 60, keyPrefix: `${config.redisKeyPrefix}rl:ip`, redis }),
     login: createLoginLimiter(portalLimits),
     signup: createSignupLimiter(portalLimits),

@@ -5,7 +5,9 @@ import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH, type OpenApiDocument } from 
 import { documentRoutes } from '../../openapi/document-routes';
 import type { EnvironmentPrefixes } from '../../openapi/environments';
 import type { OperationTable } from '../../openapi/operations';
+import { createPlanUsage } from '../../identity/plan-usage';
 import { createPortalApiRouter } from '../../portal/api/router';
+import { createKeyOwnership } from '../../identity/key-ownership';
 import { createApiDocs } from '../../portal/api-docs';
 import { createPortal, createPortalAssets } from '../../portal/create-portal';
 import { clientKey } from '../http/client-ip';
@@ -16,6 +18,7 @@ import { securityHeaders } from '../http/security-headers';
 import { metricsRoutes } from '../metrics/metrics-routes';
 import type { Wiring } from './context';
 import type { Identity } from './identity';
+import type { RequestLog } from './request-log';
 import type { Stores } from './stores';
 
 export interface PortalAppDeps {
@@ -28,10 +31,11 @@ export interface PortalAppDeps {
   registry: Registry;
   /** Where clients reach the gateway: the portal's links and cookies use it. */
   publicUrl: string;
+  requestLog: Pick<RequestLog, 'read'>;
 }
 
 /** The Express app for every path that is not the API: health, metrics, the contract, the portal, its API and docs. */
-export function createPortalApp({ config, logger, now }: Wiring, { stores, identity, document, operations, prefixes, registry, publicUrl }: PortalAppDeps): express.Express {
+export function createPortalApp({ config, logger, now }: Wiring, { stores, identity, document, operations, prefixes, registry, publicUrl, requestLog }: PortalAppDeps): express.Express {
   const { db, redis } = stores;
   const { accounts, sessions, apiKeys, limiters } = identity;
   const app = express();
@@ -48,7 +52,7 @@ export function createPortalApp({ config, logger, now }: Wiring, { stores, ident
   app.use(healthRoutes(checks));
   if (config.metricsToken) app.use(metricsRoutes({ registry, token: config.metricsToken }));
   app.use(documentRoutes(document, '', publicUrl));
-  app.use(createPortal({ publicUrl, sessions, accounts, assets: portalAssets, operations, prefixes }));
+  app.use(createPortal({ publicUrl, sessions, accounts, assets: portalAssets, operations, prefixes, usage: { dailyUsage: identity.dailyUsage, apiKeys } }));
   app.use(createApiDocs({ apiDocument: document, portalDocument: loadOpenApiDocument(PORTAL_DOCUMENT_PATH), assets: portalAssets, publicUrl }));
   app.use(
     '/portal/api',
@@ -56,9 +60,12 @@ export function createPortalApp({ config, logger, now }: Wiring, { stores, ident
       accounts,
       sessions,
       apiKeys,
+      dailyUsage: identity.dailyUsage,
+      planUsage: createPlanUsage({ db, plans: identity.plans, usage: identity.accountUsage, now }),
       loginLimiter: limiters.login,
       signupLimiter: limiters.signup,
       clientKey: (req: IncomingMessage) => clientKey(req, config.trustProxy),
+      requestLog: { ownsKey: createKeyOwnership(db), read: requestLog.read },
       publicUrl,
       clock: now,
       logger,

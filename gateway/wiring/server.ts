@@ -41,12 +41,20 @@ export function createHttpServer({ config, logger }: Wiring, refusedEarly: Count
 }
 
 /** Listens on HOST:PORT (0 = any free port); the stop drains the server before anything else closes. */
-export async function listen(server: Server, { config }: Wiring): Promise<ListenAddress> {
+export function listen(server: Server, { config }: Wiring): Promise<ListenAddress> {
+  return listenAt(server, config.host, config.port);
+}
+
+/** Listens on `host:port` (0 = any free port); resolves with what was bound. */
+export async function listenAt(server: Server, host: string, port: number): Promise<ListenAddress> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(config.port, config.host, () => resolve());
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
   });
-  return describeListenAddress(server.address() as AddressInfo, config.host);
+  return describeListenAddress(server.address() as AddressInfo, host);
 }
 
 /** The separate metrics listener, when METRICS_PORT is set; resolves with its URL. */

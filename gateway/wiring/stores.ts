@@ -39,10 +39,10 @@ export interface Stores {
 }
 
 /** Everything that holds state: the data dir and its secrets, Redis, the keys database, the embedded pet stores. */
-export async function openStores(w: Wiring, operations: OperationTable): Promise<Stores> {
+export async function openStores(w: Wiring, operations: OperationTable, given?: Database): Promise<Stores> {
   const secrets = prepareSecrets(w);
   const redis = w.config.redisUrl ? await connectRedis(w, w.config.redisUrl) : undefined;
-  const db = await openKeysDatabase(w);
+  const db = given ? await migrated(given) : await openKeysDatabase(w);
   const upstreams = await startEmbeddedStores(w, db, operations);
   return { secrets, redis, db, upstreams };
 }
@@ -70,6 +70,12 @@ async function connectRedis({ defer }: Wiring, url: string): Promise<RedisConnec
     throw new Error(`Redis at REDIS_URL is unreachable: ${rootCause(err)}`, { cause: err });
   }
   return { publisher, subscriber };
+}
+
+/** A database opened by the caller, who also closes it (tests that read what the gateway wrote). */
+async function migrated(db: Database): Promise<Database> {
+  await migrateKeys(db);
+  return db;
 }
 
 /** The keys database, opened and migrated; with DATABASE_URL, a failure names the server and its cause. */

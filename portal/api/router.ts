@@ -1,23 +1,34 @@
 import type { IncomingMessage } from 'node:http';
-import { Router, type Request, type RequestHandler, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { ApiError } from '../../lib/api-error';
 import { createErrorReporter, describeExpressRequest } from '../../lib/report-error';
 import type { Account, AccountService } from '../../identity/account-service';
-import type { ApiKeyService, IssuedKey, KeySummary } from '../../identity/api-key-service';
+import type { ApiKeyService, IssuedKey, KeySummary, RollOverlap } from '../../identity/api-key-service';
+import type { DailyUsageService } from '../../identity/daily-usage-service';
 import type { LoginLimiter } from '../../identity/login-limiter';
+import type { AccountPlanUsage, PlanUsage } from '../../identity/plan-usage';
 import type { SignupLimiter } from '../../identity/signup-limiter';
 import { SESSION_COOKIE_NAME, sessionCookieOptions, type SessionService } from '../../identity/session-service';
 import { serializeCookie } from './cookies';
+import { loggedRequestBody, nextPageUrl, readKeyRequestsQuery, type KeyRequestLog } from './key-requests';
 import { jsonBody, optionalNumberOrNull, optionalString, readFields, requiredString } from './json-body';
+import { onlyMethods } from './only-methods';
 import { sameOriginOnly } from './same-origin';
 import { currentSession, requireSession, sessionToken } from './session-auth';
+import { usageRoutes } from './usage-routes';
 
 export interface PortalApiDeps {
   accounts: AccountService;
   sessions: SessionService;
-  apiKeys: Pick<ApiKeyService, 'issue' | 'list' | 'revoke'>;
+  apiKeys: Pick<ApiKeyService, 'issue' | 'list' | 'revoke' | 'roll'>;
+  /** Requests per key and day by outcome: the usage chart's data. */
+  dailyUsage: Pick<DailyUsageService, 'forKey' | 'forAccount'>;
+  /** The account's plan and this month's usage. */
+  planUsage: PlanUsage;
   loginLimiter: LoginLimiter;
   signupLimiter: SignupLimiter;
+  /** Each key's recent requests, shown to its owner only; without it, `/keys/{id}/requests` is not served. */
+  requestLog?: KeyRequestLog;
   /** What the limiters count a client by: the gateway's one function for it (the socket or the trusted proxy's entry, IPv6 by its /64). */
   clientKey: (req: IncomingMessage) => string;
   /** The portal's public base URL: its origin is allowed for state-changing requests; https → `Secure` cookie. */
@@ -33,12 +44,24 @@ const accountBody = (account: Account) => ({ id: account.id, email: account.emai
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
+const planBody = (usage: AccountPlanUsage) => ({
+  plan: usage.plan,
+  requestsPerMinute: usage.requestsPerMinute,
+  requestsPerMonth: usage.requestsPerMonth,
+  month: usage.month,
+  requestsThisMonth: usage.requestsThisMonth,
+  monthEndsAt: usage.monthEndsAt.toISOString(),
+});
+
 const keyBody = (key: KeySummary) => ({
   id: key.id,
   name: key.name,
   prefix: key.prefix,
   environment: key.environment,
   status: key.status,
+  expiresSoon: key.expiresSoon,
+  rolledTo: key.rolledTo,
+  rolledFrom: key.rolledFrom,
   createdAt: key.createdAt.toISOString(),
   expiresAt: iso(key.expiresAt),
   lastUsedAt: iso(key.lastUsedAt),
@@ -59,18 +82,6 @@ const issuedKeyBody = (key: IssuedKey) => ({
   expiresAt: iso(key.expiresAt),
   key: key.key,
 });
-
-/** 405 with `Allow` for other methods on a known path; OPTIONS answers with `Allow` alone. */
-function onlyMethods(...methods: string[]): RequestHandler {
-  const allow = (methods.includes('GET') ? [...methods, 'HEAD'] : methods).join(', ');
-  return function methodNotAllowed(req, res) {
-    if (req.method === 'OPTIONS') {
-      res.setHeader('Allow', allow).status(204).end();
-      return;
-    }
-    throw new ApiError('method_not_allowed', `${req.method} is not allowed here; allowed: ${allow}.`, { headers: { Allow: allow } });
-  };
-}
 
 /**
  * The portal JSON API, mounted at `/portal/api`. Cookie sessions; JSON bodies of at most 16 KiB;
@@ -166,6 +177,15 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
     .all(onlyMethods('GET'));
 
   router
+    .route('/plan')
+    .get(signedIn, async function plan(_req, res) {
+      const usage = await deps.planUsage.of(currentSession(res).accountId);
+      if (!usage) throw new ApiError('unauthorized', 'You are not signed in, or your session has ended.');
+      res.status(200).json(planBody(usage));
+    })
+    .all(onlyMethods('GET'));
+
+  router
     .route('/keys')
     .get(signedIn, async function listKeys(_req, res) {
       const keys = await apiKeys.list(currentSession(res).accountId);
@@ -189,6 +209,32 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
       res.status(204).end();
     })
     .all(onlyMethods('DELETE'));
+
+  router
+    .route('/keys/:id/roll')
+    .post(signedIn, json, async function rollKey(req, res) {
+      const fields = readFields(req.body, ['overlap']);
+      const issued = await apiKeys.roll(currentSession(res).accountId, String(req.params.id), requiredString(fields, 'overlap') as RollOverlap);
+      res.status(201).json(issuedKeyBody(issued));
+    })
+    .all(onlyMethods('POST'));
+
+  usageRoutes(router, { dailyUsage: deps.dailyUsage, signedIn });
+  const { requestLog } = deps;
+  if (requestLog) {
+    router
+      .route('/keys/:id/requests')
+      .get(signedIn, async function listKeyRequests(req, res) {
+        const query = readKeyRequestsQuery(req.originalUrl);
+        const keyId = String(req.params.id);
+        // Another account's key and a key that does not exist look the same: 404.
+        if (!(await requestLog.ownsKey(currentSession(res).accountId, keyId))) throw new ApiError('not_found', 'No API key with this id exists in your account.');
+        const page = await requestLog.read(keyId, query);
+        if (page.next) res.setHeader('Link', `<${nextPageUrl(`${deps.publicUrl}/portal/api/keys/${keyId}/requests`, query, page.next)}>; rel="next"`);
+        res.status(200).json(page.requests.map(loggedRequestBody));
+      })
+      .all(onlyMethods('GET'));
+  }
 
   router.use(function unknownRoute(req) {
     throw new ApiError('not_found', `No portal API operation at ${req.method} ${req.baseUrl}${req.path}.`);

@@ -1,6 +1,7 @@
 import type { EnvironmentPrefixes } from '../../openapi/environments';
 import type { DeprecationNotice } from '../deprecation-notice';
 import { html, type SafeHtml } from '../html';
+import { keyRequestsSection } from './key-requests-section';
 
 export const EXPIRY_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
   { value: '', label: 'Never' },
@@ -10,12 +11,21 @@ export const EXPIRY_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
   { value: '365', label: 'In 1 year' },
 ];
 
+/** How long a rolled key keeps working beside its successor: the portal API's `overlap` values. */
+export const ROLL_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
+  { value: 'none', label: 'No overlap: stop it now' },
+  { value: '1h', label: 'For 1 hour' },
+  { value: '24h', label: 'For 24 hours' },
+  { value: '7d', label: 'For 7 days' },
+];
+
 /**
- * `/portal/keys`: create a key (the secret is shown once), list keys, revoke with confirmation.
- * The list and all changes go through the portal JSON API from keys.js; this is the frame, and
- * its data attributes hand keys.js the contract's prefixes and deprecation schedule.
+ * `/portal/keys`: the account's plan and this month's usage (plan-usage.js), create a key (the
+ * secret is shown once), list keys, roll or revoke with confirmation. The list and all changes go through
+ * the portal JSON API from keys.js; this is the frame, and its data attributes hand keys.js the
+ * contract's prefixes and deprecation schedule.
  */
-export function keysPage(o: { email: string; publicUrl: string; prefixes: EnvironmentPrefixes; deprecated: DeprecationNotice }): SafeHtml {
+export function keysPage(o: { email: string; publicUrl: string; prefixes: EnvironmentPrefixes; deprecated: DeprecationNotice; usage: SafeHtml }): SafeHtml {
   const { prefixes, deprecated } = o;
   return html`<div class="page-head">
   <h1>API keys</h1>
@@ -23,6 +33,21 @@ export function keysPage(o: { email: string; publicUrl: string; prefixes: Enviro
     Production keys work under <code>${o.publicUrl}${prefixes.production}</code>, staging keys under <code>${o.publicUrl}${prefixes.staging}</code>.</p>
 </div>
 <noscript><p class="callout callout-warning">This page needs JavaScript to create and revoke keys.</p></noscript>
+
+<section class="panel" id="plan-panel" aria-labelledby="plan-title">
+  <h2 id="plan-title">Your plan</h2>
+  <div class="form-error" id="plan-error" role="alert" tabindex="-1" hidden></div>
+  <p class="status-line" data-plan-status role="status">Loading your plan…</p>
+  <div data-plan hidden>
+    <p data-plan-summary></p>
+    <div class="usage-meter" data-usage-meter>
+      <p class="usage-text" id="usage-text" data-usage-text></p>
+      <progress class="usage-bar" data-usage-bar aria-labelledby="usage-text" hidden></progress>
+      <p class="field-hint" data-usage-renewal></p>
+      <p class="callout callout-warning usage-warning" id="usage-warning" data-usage-warning hidden></p>
+    </div>
+  </div>
+</section>
 
 <section class="panel" id="create-panel" aria-labelledby="create-title">
   <h2 id="create-title">Create a key</h2>
@@ -72,7 +97,8 @@ export function keysPage(o: { email: string; publicUrl: string; prefixes: Enviro
     <button type="button" class="button" data-action="saved">I have saved it</button>
   </div>
   <p class="field-hint"><em>Use in API explorer</em> opens the API reference in this tab, already authorized with this key.
-    The key is handed over in this tab's session storage and removed from it at once.</p>
+    The key is handed over in this tab's session storage and stays in this tab only, so the code samples can use it,
+    until you close the tab or press <em>Forget it</em> on the home page.</p>
 </section>
 
 <section class="panel" aria-labelledby="list-title">
@@ -97,6 +123,28 @@ export function keysPage(o: { email: string; publicUrl: string; prefixes: Enviro
     </table>
   </div>
 </section>
+
+${keyRequestsSection()}
+
+${o.usage}
+
+<dialog class="dialog" id="roll-dialog" aria-labelledby="roll-title" aria-describedby="roll-body">
+  <form method="dialog">
+    <h2 id="roll-title">Roll <span data-roll-name></span>?</h2>
+    <p id="roll-body">A new secret replaces <code data-roll-prefix></code>…, shown once. Keep the old one working while your
+      clients move to the new one:</p>
+    <fieldset class="field">
+      <legend>The old secret keeps working</legend>
+      <div class="choices">
+        ${ROLL_CHOICES.map((c) => html`<label class="choice"><input type="radio" name="overlap" value="${c.value}"${c.value === '24h' ? html` checked` : html``}><span>${c.label}</span></label>`)}
+      </div>
+    </fieldset>
+    <div class="dialog-actions">
+      <button type="submit" value="cancel" class="button" autofocus>Cancel</button>
+      <button type="submit" value="roll" class="button button-primary">Roll key</button>
+    </div>
+  </form>
+</dialog>
 
 <dialog class="dialog" id="revoke-dialog" aria-labelledby="revoke-title" aria-describedby="revoke-body">
   <form method="dialog">

@@ -1,7 +1,7 @@
 import type { EnvironmentPrefixes } from '../../openapi/environments';
 import type { DeprecationNotice } from '../deprecation-notice';
 import { html, type SafeHtml } from '../html';
-import { callout, codeBlock } from './components';
+import { callout, codeBlock, codeSamples } from './components';
 import type { Viewer } from './layout';
 
 export interface LandingOptions {
@@ -17,6 +17,7 @@ export function landingPage({ publicUrl, viewer, prefixes, deprecated }: Landing
   const production = `${publicUrl}${prefixes.production}`;
   const staging = `${publicUrl}${prefixes.staging}`;
   const getKey = signedIn ? '/portal/keys' : '/portal/signup';
+  const bases = { production, staging };
 
   return html`<section class="hero" aria-labelledby="hero-title">
   <p class="eyebrow">Animal Store API · v1</p>
@@ -41,22 +42,21 @@ export function landingPage({ publicUrl, viewer, prefixes, deprecated }: Landing
         The key is shown <strong>once</strong>: copy it, or press <em>Use in API explorer</em> to try it straight away
         in the <a href="/docs/">API reference</a>.</p>
       ${codeBlock('qs-key', 'Shell: keep the key in a variable', 'export ASG_KEY="asg_prod_…"   # paste your key')}
+      <p class="callout callout-info tab-key-note" data-tab-key-note hidden>The samples below use <span data-tab-key-name></span>,
+        handed to this tab by <em>Use in API explorer</em>. It stays in this tab only.
+        <button type="button" class="button button-small" data-forget-key>Forget it</button></p>
     </li>
     <li class="step">
       <h3>List the animals</h3>
       <p>Send the key as a bearer token. The answer is a JSON array, in ascending <code>id</code> order, at most
         <code>limit</code> (default 20) per page; a <code>Link: &lt;…&gt;; rel="next"</code> header points to the next page.</p>
-      ${codeBlock('qs-list', 'Request', `curl -H "Authorization: Bearer $ASG_KEY" \\\n     "${production}/pets?status=available&limit=20"`)}
+      ${codeSamples({ id: 'qs-list', label: 'Request: list the available animals', method: 'GET', path: '/pets?status=available&limit=20', bases })}
       ${codeBlock('qs-list-response', 'Response: 200 OK', '[\n  { "id": 1, "name": "Rex", "categoryId": 2, "status": "available" }\n]')}
     </li>
     <li class="step">
       <h3>Send a message <span class="badge badge-beta">Beta</span></h3>
       <p><code>POST /messages</code> is the hello-world of the API: it accepts a short message and answers at once.</p>
-      ${codeBlock(
-        'qs-message',
-        'Request',
-        `curl -H "Authorization: Bearer $ASG_KEY" \\\n     -H "Content-Type: application/json" \\\n     -d '{"message": "Hello, Animal Store"}' \\\n     "${production}/messages"`,
-      )}
+      ${codeSamples({ id: 'qs-message', label: 'Request: send a message', method: 'POST', path: '/messages', body: { message: 'Hello, Animal Store' }, bases })}
       ${codeBlock(
         'qs-message-response',
         'Response: 202 Accepted',
@@ -100,7 +100,7 @@ export function landingPage({ publicUrl, viewer, prefixes, deprecated }: Landing
   <h3 class="small-heading">Good to know</h3>
   <ul class="facts">
     <li><strong>Errors</strong> are always JSON <code>{"code", "message", "status"}</code>; <code>code</code> is a stable value such as <code>unauthorized</code> or <code>invalid_request</code>.</li>
-    <li><strong>Rate limits</strong> apply per key. Responses carry <code>RateLimit</code> and <code>RateLimit-Policy</code> headers, and a request over the budget gets <code>429</code> with <code>Retry-After</code>.</li>
+    <li><strong>Rate limits</strong> come with your account's plan: a budget per minute shared by all your keys in each environment, and perhaps a monthly quota (see <a href="/portal/keys">your keys page</a>). Responses carry <code>RateLimit</code> and <code>RateLimit-Policy</code> headers, and a request over a limit gets <code>429</code> with <code>Retry-After</code>.</li>
     <li><strong>OpenAPI</strong> documents: <a href="/openapi.json">openapi.json</a>, <a href="/openapi.yaml">openapi.yaml</a>.</li>
   </ul>
 </section>

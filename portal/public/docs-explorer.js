@@ -1,8 +1,9 @@
 /* global document, sessionStorage, setTimeout, window -- browser script, loaded by the portal pages */
 /*
  * Picks up a key handed over by the keys page ("Use in API explorer") in this tab's
- * sessionStorage, deletes it from there at once, and authorizes Swagger UI with it: the key
- * then lives only in this page's memory (persistAuthorization is off), never in a URL.
+ * sessionStorage, deletes the hand-off at once, and authorizes Swagger UI with it. The code
+ * samples keep it for this tab (code-samples.js: sessionStorage, gone with the tab, never in a
+ * URL; persistAuthorization is off).
  */
 (function () {
   'use strict';
@@ -20,6 +21,7 @@
   }
   if (!handoff || typeof handoff.key !== 'string' || !KEY_SHAPE.test(handoff.key)) return;
   const environment = handoff.environment === 'staging' ? 'staging' : 'production';
+  if (window.AsgCodeSamples) window.AsgCodeSamples.rememberKey({ ...handoff, environment });
 
   function say(message, tone) {
     if (!status) return;

@@ -1,5 +1,5 @@
 /* global Element, document, sessionStorage, window -- browser script, loaded by the portal pages */
-/* The keys page: list, create (secret shown once), hand a new key to the API explorer, revoke. */
+/* The keys page: list, create (secret shown once), hand a new key to the API explorer, roll, revoke. */
 (function () {
   'use strict';
   const portal = window.AsgPortal;
@@ -23,6 +23,7 @@
   const table = $('[data-keys-table]');
   const tbody = $('[data-keys-body]');
   const dialog = $('#revoke-dialog');
+  const rollDialog = $('#roll-dialog');
 
   /** The one secret this page knows, only while its panel is open. */
   let issued = null;
@@ -108,6 +109,32 @@
     ]);
   }
 
+  /** "in 23 hours", "in 3 days": how long until an instant, to the unit that reads best. */
+  function fromNow(iso) {
+    const minutes = Math.round((new Date(iso).getTime() - Date.now()) / 60000);
+    if (Math.abs(minutes) < 60) return relative.format(minutes, 'minute');
+    if (Math.abs(minutes) < 48 * 60) return relative.format(Math.round(minutes / 60), 'hour');
+    return relative.format(Math.round(minutes / (24 * 60)), 'day');
+  }
+
+  /** The status badge, and what a roll or a near expiry adds to it. */
+  function statusCell(key) {
+    const byId = (id) => keys.find((k) => k.id === id);
+    const cell = el('td', { 'data-label': 'Status' }, [el('span', { class: 'badge badge-' + key.status, text: STATUS[key.status] || key.status })]);
+    if (key.status !== 'active') return cell;
+    const successor = key.rolledTo && byId(key.rolledTo);
+    if (successor) {
+      cell.append(el('span', { class: 'key-note', 'data-rolled-to': key.rolledTo }, [
+        'Rolled to ', el('code', { text: successor.prefix + '…' }), '; works until it expires ', el('time', { datetime: key.expiresAt, title: dateTimeFormat.format(new Date(key.expiresAt)), text: fromNow(key.expiresAt) }),
+      ]));
+    } else if (key.expiresSoon) {
+      cell.append(' ', el('span', { class: 'badge badge-expiring', 'data-expires-soon': '', text: 'Expires ' + fromNow(key.expiresAt) }));
+    }
+    const predecessor = key.rolledFrom && byId(key.rolledFrom);
+    if (predecessor) cell.append(el('span', { class: 'key-note', 'data-rolled-from': key.rolledFrom }, ['Replaces ', el('code', { text: predecessor.prefix + '…' })]));
+    return cell;
+  }
+
   function rows(key) {
     const main = row(key);
     if (!key.usage || key.usage.deprecatedCalls <= 0) return [main];
@@ -117,8 +144,26 @@
     return [main, deprecationWarning(key, main.children.length)];
   }
 
+  /** The key's request count, linking to its daily usage below (usage-chart.js swaps the section in place). */
+  function usageLink(key) {
+    const requests = countFormat.format(key.usage ? key.usage.requests : 0);
+    return el('a', {
+      href: '/portal/keys?usage=' + encodeURIComponent(key.id) + '#usage',
+      'data-usage-link': '',
+      'aria-label': requests + ' requests: daily usage of key ' + key.name,
+      title: 'Requests per day',
+      text: requests,
+    });
+  }
+
   function row(key) {
     const actions = el('td', { 'data-label': 'Actions', class: 'cell-actions' });
+    if (key.status === 'active' && !key.rolledTo) {
+      actions.append(
+        el('button', { type: 'button', class: 'button button-small', 'data-roll': key.id }, ['Roll', el('span', { class: 'visually-hidden', text: ' key ' + key.name })]),
+        ' ',
+      );
+    }
     if (key.status === 'active') {
       const button = el('button', { type: 'button', class: 'button button-small button-danger-outline', 'data-revoke': key.id }, [
         'Revoke',
@@ -132,9 +177,9 @@
       el('td', { 'data-label': 'Key' }, [el('code', { class: 'prefix', text: key.prefix + '…' })]),
       el('td', { 'data-label': 'Created' }, [timeCell(key.createdAt, 'date')]),
       el('td', { 'data-label': 'Last used' }, [timeCell(key.lastUsedAt, 'used')]),
-      el('td', { 'data-label': 'Requests', class: 'cell-number', text: countFormat.format(key.usage ? key.usage.requests : 0) }),
+      el('td', { 'data-label': 'Requests', class: 'cell-number' }, [usageLink(key)]),
       el('td', { 'data-label': 'Expires' }, [timeCell(key.expiresAt, 'date')]),
-      el('td', { 'data-label': 'Status' }, [el('span', { class: 'badge badge-' + key.status, text: STATUS[key.status] || key.status })]),
+      statusCell(key),
       actions,
     ]);
   }
@@ -147,6 +192,8 @@
       keys.length === 0
         ? 'No keys yet. Create your first key above.'
         : keys.length + (keys.length === 1 ? ' key, ' : ' keys, ') + active + ' active.';
+    // Other panels of the page (key-requests.js) follow the list.
+    document.dispatchEvent(new window.CustomEvent('asg:keys-listed', { detail: keys }));
   }
 
   async function loadKeys() {
@@ -206,7 +253,14 @@
       }
       return;
     }
-    issued = result.data;
+    showSecret(result.data);
+    form.reset();
+    loadKeys();
+  });
+
+  /** Opens the once-only panel with a new secret (a created or a rolled key). */
+  function showSecret(key) {
+    issued = key;
     copied = false;
     secretInput.value = issued.key;
     secretMeta.textContent = '(' + (ENVIRONMENTS[issued.environment] || issued.environment) + ', “' + issued.name + '”)';
@@ -214,9 +268,7 @@
     secretPanel.hidden = false;
     secretPanel.scrollIntoView({ block: 'start' });
     $('#secret-title').focus();
-    form.reset();
-    loadKeys();
-  });
+  }
 
   nameInput.addEventListener('input', function () {
     if (nameInput.getAttribute('aria-invalid') === 'true') setNameError('');
@@ -251,6 +303,16 @@
   });
 
   tbody.addEventListener('click', function (event) {
+    const rollButton = event.target instanceof Element && event.target.closest('button[data-roll]');
+    const rolled = rollButton && keys.find((k) => k.id === rollButton.dataset.roll);
+    if (rolled) {
+      rollDialog.querySelector('[data-roll-name]').textContent = '“' + rolled.name + '”';
+      rollDialog.querySelector('[data-roll-prefix]').textContent = rolled.prefix;
+      rollDialog.dataset.keyId = rolled.id;
+      rollDialog.returnValue = '';
+      rollDialog.showModal();
+      return;
+    }
     const button = event.target instanceof Element && event.target.closest('button[data-revoke]');
     if (!button) return;
     const key = keys.find((k) => k.id === button.dataset.revoke);
@@ -274,6 +336,21 @@
     await loadKeys();
     listTitle.focus();
     portal.announce('Key “' + key.name + '” revoked. Requests with it are now refused.');
+  });
+
+  rollDialog.addEventListener('close', async function () {
+    const key = keys.find((k) => k.id === rollDialog.dataset.keyId);
+    if (rollDialog.returnValue !== 'roll' || !key) return;
+    const overlap = rollDialog.querySelector('input[name="overlap"]:checked').value;
+    const result = await portal.api('POST', '/keys/' + encodeURIComponent(key.id) + '/roll', { overlap });
+    if (!result.ok) {
+      if (result.status === 401) return goToLogin();
+      showError(listError, 'Could not roll “' + key.name + '”: ' + result.error.message);
+      return;
+    }
+    showSecret(result.data);
+    await loadKeys();
+    portal.announce(overlap === 'none' ? 'Key “' + key.name + '” rolled; the old secret no longer works.' : 'Key “' + key.name + '” rolled; the old secret works until the overlap ends.');
   });
 
   window.addEventListener('pagehide', closeSecret);

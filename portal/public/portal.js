@@ -24,7 +24,7 @@
         data = null;
       }
     }
-    if (res.ok) return { ok: true, status: res.status, data };
+    if (res.ok) return { ok: true, status: res.status, data, headers: res.headers };
     const error =
       data && typeof data.code === 'string' && typeof data.message === 'string'
         ? data

@@ -1,3 +1,4 @@
+import { createAuditLog } from '../../identity/audit-log';
 import { createHmac } from 'node:crypto';
 import type { Database } from '../../db/database';
 import { ApiError } from '../../lib/api-error';
@@ -74,7 +75,7 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
   beforeEach(() => {
     clock = new Date('2026-01-01T00:00:00.000Z');
     bus = createLocalRevocationBus();
-    service = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 60_000 });
+    service = createApiKeyService({ db, audit: createAuditLog({ db }), hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 60_000 });
   });
 
   afterEach(() => service.close());
@@ -129,7 +130,7 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
 
   test('when many keys are issued, then keys, ids and prefixes do not repeat and every base64url character appears', async () => {
     const accountId = await newAccount();
-    const roomy = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, maxActiveKeysPerAccount: 100 });
+    const roomy = createApiKeyService({ db, audit: createAuditLog({ db }), hashSecret: HASH_SECRET, revocations: bus, now: () => clock, maxActiveKeysPerAccount: 100 });
     const issued = await Promise.all(Array.from({ length: 100 }, (_, i) => roomy.issue(accountId, { name: `key ${i}` })));
     await roomy.close();
     expect(new Set(issued.map((k) => k.key)).size).toBe(100);
@@ -153,9 +154,9 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
     const summary = ({ key: _key, ...rest }: typeof first) => rest;
     const unused = { requests: 0, deprecatedCalls: 0, lastDeprecatedCallAt: null };
     expect(list).toEqual([
-      { ...summary(third), lastUsedAt: null, revokedAt: third.createdAt, status: 'revoked', usage: unused },
-      { ...summary(second), lastUsedAt: null, revokedAt: null, status: 'active', usage: unused },
-      { ...summary(first), lastUsedAt: null, revokedAt: null, status: 'expired', usage: unused },
+      { ...summary(third), lastUsedAt: null, revokedAt: third.createdAt, status: 'revoked', expiresSoon: false, rolledTo: null, rolledFrom: null, usage: unused },
+      { ...summary(second), lastUsedAt: null, revokedAt: null, status: 'active', expiresSoon: false, rolledTo: null, rolledFrom: null, usage: unused },
+      { ...summary(first), lastUsedAt: null, revokedAt: null, status: 'expired', expiresSoon: false, rolledTo: null, rolledFrom: null, usage: unused },
     ]);
     const text = JSON.stringify(list);
     for (const key of [first, second, third]) expect(text).not.toContain(key.key.slice(key.prefix.length));
@@ -194,7 +195,7 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
   });
 
   describe('keys per account', () => {
-    const capped = (max: number) => createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, maxActiveKeysPerAccount: max });
+    const capped = (max: number) => createApiKeyService({ db, audit: createAuditLog({ db }), hashSecret: HASH_SECRET, revocations: bus, now: () => clock, maxActiveKeysPerAccount: max });
     const activeRows = async (accountId: number) =>
       (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM accounts.api_keys WHERE account_id = $1 AND revoked_at IS NULL', [accountId]))[0]!.n;
 
@@ -261,6 +262,7 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
       accountId,
       environment: 'production',
       expiresAt: issued.expiresAt,
+      plan: 'default',
     });
     await expect(service.verify(issued.key, 'staging')).resolves.toEqual({ valid: false, code: 'WRONG_ENVIRONMENT' });
     clock = new Date(issued.expiresAt!.getTime());
@@ -366,7 +368,7 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
   });
 
   test('when the flush interval passes, then pending uses are written without being asked', async () => {
-    const timed = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 20 });
+    const timed = createApiKeyService({ db, audit: createAuditLog({ db }), hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 20 });
     const accountId = await newAccount();
     const issued = await timed.issue(accountId, { name: 'timed' });
     timed.recordUse(issued.id, false);
@@ -383,7 +385,7 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
   });
 
   test('when the service closes, then pending uses and counts are written', async () => {
-    const closing = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock });
+    const closing = createApiKeyService({ db, audit: createAuditLog({ db }), hashSecret: HASH_SECRET, revocations: bus, now: () => clock });
     const accountId = await newAccount();
     const issued = await closing.issue(accountId, { name: 'closing' });
     closing.recordUse(issued.id, true);
@@ -413,7 +415,7 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
   });
 
   test('when two service instances share the database, then their flushed counts add up and the latest times win', async () => {
-    const other = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 60_000 });
+    const other = createApiKeyService({ db, audit: createAuditLog({ db }), hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 60_000 });
     const accountId = await newAccount();
     const issued = await service.issue(accountId, { name: 'shared' });
     service.recordUse(issued.id, true);
@@ -438,7 +440,7 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
 
   test('when a flush fails, then its counts are kept, merged with later uses, shown by the list and written by the next flush', async () => {
     const flaky = flakyDatabase(db);
-    const usage = createApiKeyService({ db: flaky, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 60_000 });
+    const usage = createApiKeyService({ db: flaky, audit: createAuditLog({ db: flaky }), hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 60_000 });
     const accountId = await newAccount();
     const issued = await usage.issue(accountId, { name: 'outage' });
     usage.recordUse(issued.id, true);
@@ -463,7 +465,7 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
     const flaky = flakyDatabase(db);
     const errors: unknown[] = [];
     const timed = createApiKeyService({
-      db: flaky,
+      db: flaky, audit: createAuditLog({ db: flaky }),
       hashSecret: HASH_SECRET,
       revocations: bus,
       now: () => clock,
@@ -496,7 +498,7 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
         [account!.id, 'a'.repeat(64), clock],
       );
       await migrateKeys(olderDb);
-      const upgraded = createApiKeyService({ db: olderDb, hashSecret: HASH_SECRET, revocations: bus, now: () => clock });
+      const upgraded = createApiKeyService({ db: olderDb, audit: createAuditLog({ db: olderDb }), hashSecret: HASH_SECRET, revocations: bus, now: () => clock });
       expect((await upgraded.list(account!.id))[0]).toMatchObject({ lastUsedAt: clock, usage: { requests: 0, deprecatedCalls: 0, lastDeprecatedCallAt: null } });
       upgraded.recordUse('key_AAAAAAAAAAAAAAAA', true);
       await upgraded.close();
@@ -508,6 +510,6 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
   });
 
   test('when the hash secret is short, then the service refuses to start', () => {
-    expect(() => createApiKeyService({ db, hashSecret: 'short', revocations: bus })).toThrow('at least 32 characters');
+    expect(() => createApiKeyService({ db, audit: createAuditLog({ db }), hashSecret: 'short', revocations: bus })).toThrow('at least 32 characters');
   });
 });

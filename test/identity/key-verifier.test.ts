@@ -1,3 +1,4 @@
+import { createAuditLog } from '../../identity/audit-log';
 import type { Database } from '../../db/database';
 import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../support/databases';
 import { createApiKeyService, type ApiKeyService } from '../../identity/api-key-service';
@@ -42,7 +43,7 @@ describe.each(testDatabaseKinds())('key verifier on %s', (kind) => {
     storeReads = 0;
     clock = new Date('2026-03-01T12:00:00.000Z');
     bus = createLocalRevocationBus();
-    keys = createApiKeyService({ db, hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 60_000 });
+    keys = createApiKeyService({ db, audit: createAuditLog({ db }), hashSecret: HASH_SECRET, revocations: bus, now: () => clock, flushIntervalMs: 60_000 });
     verifier = newVerifier();
   });
 
@@ -58,7 +59,7 @@ describe.each(testDatabaseKinds())('key verifier on %s', (kind) => {
 
   test('when a valid key is verified again, then the cache answers without reading the store', async () => {
     const { key, id } = await keys.issue(accountId, { name: 'cached' });
-    const expected = { valid: true, keyId: id, accountId, environment: 'production', expiresAt: null };
+    const expected = { valid: true, keyId: id, accountId, environment: 'production', expiresAt: null, plan: 'default' };
     await expect(verifier.verify(key, 'production')).resolves.toEqual(expected);
     await expect(verifier.verify(key, 'production')).resolves.toEqual(expected);
     await expect(verifier.verify(key, 'production')).resolves.toEqual(expected);

@@ -1,4 +1,6 @@
 import { rmSync } from 'node:fs';
+import type { Database } from '../../db/database';
+import { openDatabase } from '../../db/open-database';
 import { parseConfig } from '../../gateway/config';
 import { createGateway } from '../../gateway/wiring/create-gateway';
 import type { Logger } from '../../lib/logger';
@@ -28,7 +30,11 @@ export function createTestClock(): TestClock {
 
 export interface TestGateway {
   url: string;
+  /** The admin listener's base URL, when ADMIN_TOKEN is set. */
+  adminUrl?: string;
   clock: TestClock;
+  /** The gateway's own database, when `exposeDatabase` was asked for: to check what it wrote. */
+  db?: Database;
   stop(): Promise<void>;
 }
 
@@ -37,7 +43,15 @@ export interface TestGateway {
  * database: PGlite in a temp DATA_DIR, or its own PostgreSQL database when `database` says so.
  */
 export async function startTestGateway(
-  options: { env?: Record<string, string>; database?: 'pglite' | 'postgres'; logger?: Logger; sessionPurgeIntervalMs?: number; apiDocument?: OpenApiDocument } = {},
+  options: {
+    env?: Record<string, string>;
+    database?: 'pglite' | 'postgres';
+    /** Open the database here and hand it to the gateway, so the test can query it (PGlite has one owner). */
+    exposeDatabase?: boolean;
+    logger?: Logger;
+    sessionPurgeIntervalMs?: number;
+    apiDocument?: OpenApiDocument;
+  } = {},
 ): Promise<TestGateway> {
   const dataDir = tempDir('asg-gw-');
   let testDb: TestDatabase | undefined;
@@ -45,6 +59,7 @@ export async function startTestGateway(
     NODE_ENV: 'test',
     HOST: '127.0.0.1',
     PORT: '0',
+    ADMIN_PORT: '0',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     SESSION_SECRET: 'test-session-secret-0123456789abcdef',
@@ -55,18 +70,31 @@ export async function startTestGateway(
     env.DATABASE_URL = testDb.settings.databaseUrl!;
   }
   const clock = createTestClock();
-  const gateway = createGateway(parseConfig({ ...env, ...options.env }), {
+  const config = parseConfig({ ...env, ...options.env });
+  const db = options.exposeDatabase ? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }) : undefined;
+  const gateway = createGateway(config, {
     now: clock.now,
     logger: options.logger,
     sessionPurgeIntervalMs: options.sessionPurgeIntervalMs,
     apiDocument: options.apiDocument,
+    database: db,
   });
-  const { url } = await gateway.start();
+  let started;
+  try {
+    started = await gateway.start();
+  } catch (err) {
+    await db?.close();
+    throw err;
+  }
+  const { url, adminUrl } = started;
   return {
     url,
+    adminUrl,
     clock,
+    db,
     stop: async () => {
       await gateway.stop();
+      await db?.close();
       await testDb?.destroy();
       rmSync(dataDir, { recursive: true, force: true });
     },
@@ -74,6 +102,8 @@ export async function startTestGateway(
 }
 
 export interface Developer {
+  /** The account's id, as the portal API answered the sign-up. */
+  accountId: number;
   cookie: string;
   /** Full secrets of freshly issued keys. */
   productionKey: string;
@@ -94,6 +124,7 @@ export async function signUpDeveloper(baseUrl: string): Promise<Developer> {
   });
   if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${await signup.text()}`);
   const cookie = signup.headers.get('set-cookie')!.split(';')[0]!;
+  const accountId = (await jsonOf(signup)).id as number;
   const issueKey = async (body: Record<string, unknown>) => {
     const res = await fetch(`${baseUrl}/portal/api/keys`, {
       method: 'POST',
@@ -109,5 +140,5 @@ export async function signUpDeveloper(baseUrl: string): Promise<Developer> {
   };
   const productionKey = (await issueKey({ name: 'production key' })).key;
   const stagingKey = (await issueKey({ name: 'staging key', environment: 'staging' })).key;
-  return { cookie, productionKey, stagingKey, issueKey, revoke };
+  return { accountId, cookie, productionKey, stagingKey, issueKey, revoke };
 }

@@ -1,0 +1,169 @@
+import { createMemoryRequestLog } from './memory-request-log';
+import type { CacheStatus, RecordBatch, RequestLogQuery } from './request-log';
+import type { ErrorCode } from '../../lib/api-error';
+
+const T0 = Date.parse('2026-11-20T12:00:00.000Z');
+const DAY = 24 * 60 * 60 * 1000;
+
+interface Pending {
+  keyId: string;
+  method: string;
+  prefix: string;
+  apiPath: string;
+  search: string;
+  status: number;
+  code?: ErrorCode;
+  latencyTenths: number;
+  cache?: CacheStatus;
+  requestId: string;
+}
+
+let serial = 0;
+/** A request as the writer records it, for `keyId`, with the fields a test names. */
+function pending(keyId: string, fields: Partial<Pending> = {}): Pending {
+  return { keyId, method: 'GET', prefix: '/v1', apiPath: '/pets', search: '', status: 200, latencyTenths: 12, requestId: `req-${serial++}`, ...fields };
+}
+
+/** The writer's batch of these requests, ended at `times` (by default 1 ms apart from T0). */
+function batch(records: Pending[], times = records.map((_, i) => T0 + i)): RecordBatch {
+  return {
+    keyIds: records.map((r) => r.keyId),
+    methods: records.map((r) => r.method),
+    prefixes: records.map((r) => r.prefix),
+    apiPaths: records.map((r) => r.apiPath),
+    searches: records.map((r) => r.search),
+    codes: records.map((r) => r.code),
+    caches: records.map((r) => r.cache),
+    requestIds: records.map((r) => r.requestId),
+    statuses: Uint16Array.from(records.map((r) => r.status)),
+    latencyTenths: Uint32Array.from(records.map((r) => r.latencyTenths)),
+    times: Float64Array.from(times),
+    count: records.length,
+  };
+}
+
+const all = (limit = 100): RequestLogQuery => ({ limit });
+
+describe('memory request log', () => {
+  test('when requests are appended, then a read gives them newest first with every field, and ids that order them', async () => {
+    const log = createMemoryRequestLog();
+    log.append(
+      batch([
+        pending('key_a', { requestId: 'first', search: '?limit=5', cache: 'MISS', latencyTenths: 123 }),
+        pending('key_a', { requestId: 'second', method: 'POST', status: 400, code: 'invalid_request', latencyTenths: 4 }),
+        pending('key_b', { requestId: 'other key' }),
+      ]),
+      T0 + 10,
+    );
+    const page = await log.read('key_a', all(), T0 + 10);
+    expect(page).toEqual({
+      requests: [
+        { id: `${T0 + 1}-0`, time: T0 + 1, method: 'POST', path: '/v1/pets', status: 400, code: 'invalid_request', latencyMs: 0.4, cache: null, requestId: 'second' },
+        { id: `${T0}-0`, time: T0, method: 'GET', path: '/v1/pets?limit=5', status: 200, code: null, latencyMs: 12.3, cache: 'MISS', requestId: 'first' },
+      ],
+    });
+    expect((await log.read('key_none', all(), T0)).requests).toEqual([]);
+  });
+
+  test('when requests end in the same millisecond or the clock goes back, then ids still rise in the order they were written', async () => {
+    const log = createMemoryRequestLog();
+    log.append(batch([pending('key_a'), pending('key_a'), pending('key_a')], [T0 + 5.2, T0 + 5.7, T0 + 3]), T0 + 10);
+    const { requests } = await log.read('key_a', all(), T0 + 10);
+    expect(requests.map((r) => r.id)).toEqual([`${T0 + 5}-2`, `${T0 + 5}-1`, `${T0 + 5}-0`]);
+    expect(requests.map((r) => r.time)).toEqual([T0 + 3, T0 + 5.7, T0 + 5.2]);
+  });
+
+  test('when a key has more than 1,000 requests, then only its last 1,000 are kept, across batches and within one', async () => {
+    const log = createMemoryRequestLog();
+    log.append(batch(Array.from({ length: 600 }, (_, i) => pending('key_a', { requestId: `a${i}` }))), T0 + 600);
+    log.append(batch(Array.from({ length: 600 }, (_, i) => pending('key_a', { requestId: `a${600 + i}` })), Array.from({ length: 600 }, (_, i) => T0 + 600 + i)), T0 + 1200);
+    log.append(batch(Array.from({ length: 1500 }, (_, i) => pending('key_b', { requestId: `b${i}` }))), T0 + 1500);
+    expect(log.size()).toBe(2000);
+    const ids = async (keyId: string) => {
+      const seen: string[] = [];
+      let after: string | undefined;
+      do {
+        const page = await log.read(keyId, { limit: 100, after }, T0 + 1500);
+        seen.push(...page.requests.map((r) => r.requestId));
+        after = page.next;
+      } while (after);
+      return seen;
+    };
+    const a = await ids('key_a');
+    expect(a).toHaveLength(1000);
+    expect([a[0], a[999]]).toEqual(['a1199', 'a200']);
+    const b = await ids('key_b');
+    expect(b).toHaveLength(1000);
+    expect([b[0], b[999]]).toEqual(['b1499', 'b500']);
+  });
+
+  test('when the records in all pass the bound, then the keys written least recently are dropped first', async () => {
+    const log = createMemoryRequestLog({ maxRecords: 30, perKey: 10 });
+    const fill = (keyId: string, at: number) => log.append(batch(Array.from({ length: 10 }, () => pending(keyId)), Array(10).fill(at)), at);
+    fill('key_a', T0);
+    fill('key_b', T0 + 1);
+    fill('key_c', T0 + 2);
+    // key_a is written again: key_b is now the least recently written.
+    log.append(batch([pending('key_a')], [T0 + 3]), T0 + 3);
+    expect(log.size()).toBe(30);
+    fill('key_d', T0 + 4);
+    expect(log.size()).toBe(30);
+    const count = async (keyId: string) => (await log.read(keyId, all(), T0 + 4)).requests.length;
+    expect([await count('key_a'), await count('key_b'), await count('key_c'), await count('key_d')]).toEqual([10, 0, 10, 10]);
+  });
+
+  test('when records are older than 24 hours, then they are not returned, and a key with none left is forgotten', async () => {
+    const log = createMemoryRequestLog();
+    log.append(batch([pending('key_old'), pending('key_mixed', { requestId: 'old' })], [T0, T0]), T0);
+    log.append(batch([pending('key_mixed', { requestId: 'new' })], [T0 + DAY]), T0 + DAY);
+    expect((await log.read('key_old', all(), T0 + DAY - 1)).requests).toHaveLength(1);
+    expect((await log.read('key_old', all(), T0 + DAY + 1)).requests).toEqual([]);
+    expect((await log.read('key_mixed', all(), T0 + DAY + 1)).requests.map((r) => r.requestId)).toEqual(['new']);
+    // The next write forgets key_old, whose newest record has expired (key_mixed keeps its old one until it is written to).
+    log.append(batch([pending('key_new')], [T0 + DAY + 2]), T0 + DAY + 2);
+    expect(log.size()).toBe(3);
+    log.append(batch([pending('key_mixed')], [T0 + DAY + 3]), T0 + DAY + 3);
+    expect(log.size()).toBe(3);
+  });
+
+  test('when a status filter is given, then 3xx counts as 2xx and 429 only as itself', async () => {
+    const log = createMemoryRequestLog();
+    const statuses = [200, 304, 400, 404, 429, 500, 503];
+    log.append(batch(statuses.map((status) => pending('key_a', { status }))), T0 + 10);
+    const statusesOf = async (status: RequestLogQuery['status']) => (await log.read('key_a', { limit: 100, status }, T0 + 10)).requests.map((r) => r.status);
+    expect(await statusesOf('2xx')).toEqual([304, 200]);
+    expect(await statusesOf('4xx')).toEqual([404, 400]);
+    expect(await statusesOf('429')).toEqual([429]);
+    expect(await statusesOf('5xx')).toEqual([503, 500]);
+    expect(await statusesOf(undefined)).toEqual([...statuses].reverse());
+  });
+
+  test('when a request id is asked for, then only requests with it are returned, with the status filter on top', async () => {
+    const log = createMemoryRequestLog();
+    log.append(batch([pending('key_a', { requestId: 'dup' }), pending('key_a', { requestId: 'x' }), pending('key_a', { requestId: 'dup', status: 500 })]), T0 + 10);
+    expect((await log.read('key_a', { limit: 10, requestId: 'dup' }, T0 + 10)).requests.map((r) => r.status)).toEqual([500, 200]);
+    expect((await log.read('key_a', { limit: 10, requestId: 'dup', status: '2xx' }, T0 + 10)).requests.map((r) => r.status)).toEqual([200]);
+    expect((await log.read('key_a', { limit: 10, requestId: 'nope' }, T0 + 10)).requests).toEqual([]);
+  });
+
+  test('when read a page at a time, then each page continues after the last one, filters included, and the last has no next', async () => {
+    const log = createMemoryRequestLog();
+    log.append(batch(Array.from({ length: 7 }, (_, i) => pending('key_a', { requestId: `r${i}`, status: i % 2 ? 404 : 200 }))), T0 + 10);
+    const first = await log.read('key_a', { limit: 3 }, T0 + 10);
+    expect(first.requests.map((r) => r.requestId)).toEqual(['r6', 'r5', 'r4']);
+    expect(first.next).toBe(first.requests[2]!.id);
+    const second = await log.read('key_a', { limit: 3, after: first.next }, T0 + 10);
+    expect(second.requests.map((r) => r.requestId)).toEqual(['r3', 'r2', 'r1']);
+    const last = await log.read('key_a', { limit: 3, after: second.next }, T0 + 10);
+    expect(last).toEqual({ requests: [expect.objectContaining({ requestId: 'r0' })] });
+    const errors = await log.read('key_a', { limit: 2, status: '4xx' }, T0 + 10);
+    expect(errors.requests.map((r) => r.requestId)).toEqual(['r5', 'r3']);
+    expect((await log.read('key_a', { limit: 2, status: '4xx', after: errors.next }, T0 + 10)).requests.map((r) => r.requestId)).toEqual(['r1']);
+  });
+
+  test('when exactly a page is left, then that page says there is no next', async () => {
+    const log = createMemoryRequestLog();
+    log.append(batch([pending('key_a'), pending('key_a')]), T0 + 10);
+    expect((await log.read('key_a', { limit: 2 }, T0 + 10)).next).toBeUndefined();
+  });
+});

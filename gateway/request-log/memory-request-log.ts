@@ -1,0 +1,163 @@
+import {
+  matchesStatus,
+  MAX_RECORD_AGE_MS,
+  MAX_RECORDS_PER_KEY,
+  parseCursor,
+  recordedPath,
+  type CacheStatus,
+  type LoggedRequest,
+  type RecordBatch,
+  type RequestLogStore,
+} from './request-log';
+
+/**
+ * Records kept in all, across keys: 20 keys' full logs. Measured at about 0.7 KB a record (its
+ * object, times, request id and path) and 1.3 KB with a path at its 512-character cap: 14 MB
+ * typically, 26 MB at worst, the order of the list cache's 32 MiB. Without Redis the gateway is
+ * one process for development or a small deployment, where 20 busy keys is plenty.
+ */
+export const DEFAULT_MAX_RECORDS = 20_000;
+
+/** A request as the memory log keeps it, with its place in its key's log (`idMs` never decreases; `seq` counts within one ms). */
+interface StoredRecord {
+  idMs: number;
+  seq: number;
+  time: number;
+  method: string;
+  path: string;
+  status: number;
+  code: string | null;
+  latencyMs: number;
+  cache: CacheStatus | null;
+  requestId: string;
+}
+
+/** One key's last records, oldest first, in a ring that grows to `perKey` and then overwrites. */
+interface KeyRing {
+  records: Array<StoredRecord | undefined>;
+  /** Index of the oldest record, and how many are held. */
+  start: number;
+  size: number;
+}
+
+export interface MemoryRequestLogOptions {
+  maxRecords?: number;
+  perKey?: number;
+  maxAgeMs?: number;
+}
+
+/**
+ * The request log in process memory, for a gateway without REDIS_URL. Bounded per key (the last
+ * `perKey`, none older than `maxAgeMs`) and in all (`maxRecords`): past it, the keys written
+ * least recently are dropped first, so the keys in use keep their logs.
+ */
+export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): RequestLogStore & { size(): number } {
+  const maxRecords = options.maxRecords ?? DEFAULT_MAX_RECORDS;
+  const perKey = options.perKey ?? MAX_RECORDS_PER_KEY;
+  const maxAgeMs = options.maxAgeMs ?? MAX_RECORD_AGE_MS;
+  if (!(perKey >= 1 && maxRecords >= perKey)) throw new Error('The memory request log needs 1 ≤ perKey ≤ maxRecords');
+  // In the order the keys were last written to: the first is the first to go.
+  const rings = new Map<string, KeyRing>();
+  let total = 0;
+
+  const at = (ring: KeyRing, i: number) => (ring.start + i) % perKey;
+  const newest = (ring: KeyRing) => (ring.size > 0 ? ring.records[at(ring, ring.size - 1)] : undefined);
+
+  const dropOldest = (ring: KeyRing, n: number) => {
+    for (let i = 0; i < n; i++) ring.records[at(ring, i)] = undefined;
+    ring.start = at(ring, n);
+    ring.size -= n;
+    total -= n;
+  };
+
+  const push = (ring: KeyRing, batch: RecordBatch, i: number) => {
+    const last = newest(ring);
+    const time = batch.times[i]!;
+    const idMs = Math.max(Math.floor(time), last ? last.idMs : -1);
+    const record: StoredRecord = {
+      idMs,
+      seq: last && last.idMs === idMs ? last.seq + 1 : 0,
+      time,
+      method: batch.methods[i]!,
+      path: recordedPath(batch.prefixes[i]!, batch.apiPaths[i]!, batch.searches[i]!),
+      status: batch.statuses[i]!,
+      code: batch.codes[i] ?? null,
+      latencyMs: batch.latencyTenths[i]! / 10,
+      cache: batch.caches[i] ?? null,
+      requestId: batch.requestIds[i]!,
+    };
+    if (ring.size === perKey) dropOldest(ring, 1);
+    ring.records[at(ring, ring.size)] = record;
+    ring.size++;
+    total++;
+  };
+
+  const dropExpired = (ring: KeyRing, minMs: number) => {
+    let n = 0;
+    while (n < ring.size && ring.records[at(ring, n)]!.idMs < minMs) n++;
+    if (n > 0) dropOldest(ring, n);
+  };
+
+  return {
+    append(batch, nowMs) {
+      const { keyIds, count } = batch;
+      const minMs = nowMs - maxAgeMs;
+      // Only each key's last `perKey` records of a batch would survive it: the others are skipped.
+      const inBatch = new Map<string, number>();
+      for (let i = 0; i < count; i++) inBatch.set(keyIds[i]!, (inBatch.get(keyIds[i]!) ?? 0) + 1);
+      const toSkip = new Map<string, number>();
+      for (const [keyId, n] of inBatch) if (n > perKey) toSkip.set(keyId, n - perKey);
+      for (let i = 0; i < count; i++) {
+        const keyId = keyIds[i]!;
+        const skip = toSkip.get(keyId);
+        if (skip) {
+          toSkip.set(keyId, skip - 1);
+          continue;
+        }
+        let ring = rings.get(keyId);
+        if (ring) {
+          if (rings.size > 1) {
+            // Written now: to the end of the eviction order (once per key and batch, not per request).
+            rings.delete(keyId);
+            rings.set(keyId, ring);
+          }
+        } else {
+          ring = { records: [], start: 0, size: 0 };
+          rings.set(keyId, ring);
+        }
+        push(ring, batch, i);
+      }
+      for (const keyId of inBatch.keys()) dropExpired(rings.get(keyId)!, minMs);
+      // Keys whose newest record has expired go first, then the least recently written while over the bound.
+      for (const [keyId, ring] of rings) {
+        if (total <= maxRecords && (newest(ring)?.idMs ?? -Infinity) >= minMs) break;
+        rings.delete(keyId);
+        total -= ring.size;
+      }
+    },
+
+    async read(keyId, query, nowMs) {
+      const ring = rings.get(keyId);
+      const requests: LoggedRequest[] = [];
+      if (!ring) return { requests };
+      const minMs = nowMs - maxAgeMs;
+      const after = query.after === undefined ? undefined : parseCursor(query.after);
+      for (let n = ring.size - 1; n >= 0; n--) {
+        const record = ring.records[at(ring, n)]!;
+        if (record.idMs < minMs) break;
+        if (after && (record.idMs > after.ms || (record.idMs === after.ms && record.seq >= after.seq))) continue;
+        if (!matchesStatus(record.status, query.status)) continue;
+        if (query.requestId !== undefined && record.requestId !== query.requestId) continue;
+        if (requests.length === query.limit) return { requests, next: requests[requests.length - 1]!.id };
+        requests.push(loggedRequest(record));
+      }
+      return { requests };
+    },
+
+    size: () => total,
+  };
+}
+
+function loggedRequest(r: StoredRecord): LoggedRequest {
+  return { id: `${r.idMs}-${r.seq}`, time: r.time, method: r.method, path: r.path, status: r.status, code: r.code, latencyMs: r.latencyMs, cache: r.cache, requestId: r.requestId };
+}

@@ -1,0 +1,147 @@
+import { captureLogs } from '../../test/support/captured-logs';
+import { createOutageLog } from '../cache/outage-log';
+import { ResponseHeaders } from '../http/response-headers';
+import type { RequestContext } from '../pipeline/pipeline';
+import { createMemoryRequestLog } from './memory-request-log';
+import type { RecordBatch, RequestLogStore } from './request-log';
+import { createRequestLogWriter, type RequestLogWriterOptions } from './request-log-writer';
+
+const T0 = Date.parse('2026-11-20T12:00:00.000Z');
+
+/** A finished request's context, as the pipeline leaves it, that took `ms`. */
+function finished(ms: number, fields: Partial<RequestContext> = {}): RequestContext {
+  return {
+    requestId: 'req-1',
+    environment: 'production',
+    prefix: '/v1',
+    apiPath: '/pets',
+    search: '',
+    startedAt: performance.now() - ms,
+    headers: new ResponseHeaders(),
+    sharedFill: false,
+    keyId: 'key_a',
+    ...fields,
+  };
+}
+
+/** A store that keeps each batch as plain copies, and answers each append with what `answer` says. */
+function recordingStore(answer: () => Promise<void> | void = () => {}) {
+  const batches: Array<Array<{ requestId: string; status: number; time: number }>> = [];
+  const store: RequestLogStore = {
+    append({ requestIds, statuses, times, count }: RecordBatch) {
+      batches.push(Array.from({ length: count }, (_, i) => ({ requestId: requestIds[i]!, status: statuses[i]!, time: times[i]! })));
+      return answer();
+    },
+    read: () => Promise.resolve({ requests: [] }),
+  };
+  return { store, batches };
+}
+
+const quiet = { failed: () => {}, ok: () => {} };
+const fixedClock = () => new Date(T0);
+const writers: Array<{ close(): Promise<void> }> = [];
+function writer(options: Partial<RequestLogWriterOptions> & Pick<RequestLogWriterOptions, 'store'>) {
+  const w = createRequestLogWriter({ now: fixedClock, outage: quiet, intervalMs: 60_000, ...options });
+  writers.push(w);
+  return w;
+}
+afterEach(async () => {
+  await Promise.all(writers.splice(0).map((w) => w.close()));
+});
+
+describe('request log writer', () => {
+  test('when a request is recorded, then nothing is written until the tick, and then the whole buffer goes in one write', async () => {
+    const { store, batches } = recordingStore();
+    const w = writer({ store, intervalMs: 30 });
+    w.record(finished(3, { requestId: 'a' }), 'GET', 200, 3);
+    w.record(finished(1, { requestId: 'b' }), 'GET', 404, 1);
+    expect(batches).toEqual([]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(batches.map((b) => b.map((r) => r.requestId))).toEqual([['a', 'b']]);
+  });
+
+  test("when a batch is written, then each record carries the gateway clock's time of its end, its fields and its latency in tenths of a ms", async () => {
+    const log = createMemoryRequestLog();
+    const w = writer({ store: log });
+    const ctx = finished(12.34, { requestId: 'r', search: '?limit=2', errorCode: 'not_found', cacheStatus: 'MISS', apiPath: '/pets/9' });
+    w.record(ctx, 'GET', 404, 12.34);
+    await w.flush();
+    const { requests } = await log.read('key_a', { limit: 10 }, T0);
+    expect(requests).toEqual([{ id: expect.stringMatching(/^\d+-0$/), time: expect.any(Number), method: 'GET', path: '/v1/pets/9?limit=2', status: 404, code: 'not_found', latencyMs: 12.3, cache: 'MISS', requestId: 'r' }]);
+    // Written at once, so it ended within a few ms of the clock's now.
+    expect(T0 - requests[0]!.time).toBeGreaterThanOrEqual(0);
+    expect(T0 - requests[0]!.time).toBeLessThan(50);
+  });
+
+  test('when requests end while a write is under way, then they wait for the next write, and flush resolves after both', async () => {
+    let release!: () => void;
+    const { store, batches } = recordingStore(() => (batches.length === 1 ? new Promise<void>((resolve) => (release = resolve)) : undefined));
+    const w = writer({ store });
+    w.record(finished(1, { requestId: 'first' }), 'GET', 200, 1);
+    const firstWrite = w.flush();
+    w.record(finished(1, { requestId: 'second' }), 'GET', 200, 1);
+    let flushed = false;
+    const secondFlush = w.flush().then(() => (flushed = true));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(batches.map((b) => b.map((r) => r.requestId))).toEqual([['first']]);
+    expect(flushed).toBe(false);
+    release();
+    await firstWrite;
+    await secondFlush;
+    expect(batches.map((b) => b.map((r) => r.requestId))).toEqual([['first'], ['second']]);
+  });
+
+  test('when the buffer is full, then further records are dropped and counted, and the next write has room again', async () => {
+    const { store, batches } = recordingStore();
+    const w = writer({ store, capacity: 3 });
+    for (let i = 0; i < 5; i++) w.record(finished(1, { requestId: `r${i}` }), 'GET', 200, 1);
+    expect(w.stats()).toEqual({ droppedBufferFull: 2, droppedStoreFailed: 0 });
+    await w.flush();
+    w.record(finished(1, { requestId: 'after' }), 'GET', 200, 1);
+    await w.flush();
+    expect(batches.map((b) => b.map((r) => r.requestId))).toEqual([['r0', 'r1', 'r2'], ['after']]);
+  });
+
+  test('when the store fails, then the batch is lost and counted, the outage is logged once, and writing resumes when the store is back', async () => {
+    const { lines, logger } = captureLogs<{ level: number; msg: string }>('info');
+    let down = true;
+    const { store, batches } = recordingStore(() => (down ? Promise.reject(new Error('connection is closed')) : undefined));
+    const w = writer({ store, outage: createOutageLog(logger, 'request log') });
+    for (let batch = 0; batch < 3; batch++) {
+      w.record(finished(1), 'GET', 200, 1);
+      w.record(finished(1), 'GET', 200, 1);
+      await expect(w.flush()).resolves.toBeUndefined();
+    }
+    expect(w.stats()).toEqual({ droppedBufferFull: 0, droppedStoreFailed: 6 });
+    expect(lines.map((l) => [l.level, l.msg])).toEqual([[40, 'request log unavailable; bypassing it until it recovers']]);
+    down = false;
+    w.record(finished(1, { requestId: 'back' }), 'GET', 201, 1);
+    await w.flush();
+    expect(batches.at(-1)!.map((r) => r.requestId)).toEqual(['back']);
+    expect(lines.map((l) => l.msg)).toEqual(['request log unavailable; bypassing it until it recovers', 'request log recovered']);
+  });
+
+  test('when a store throws instead of rejecting, then it is a failed write like any other', async () => {
+    const store: RequestLogStore = {
+      append: () => {
+        throw new Error('boom');
+      },
+      read: () => Promise.resolve({ requests: [] }),
+    };
+    const w = writer({ store });
+    w.record(finished(1), 'GET', 200, 1);
+    await w.flush();
+    expect(w.stats().droppedStoreFailed).toBe(1);
+  });
+
+  test('when the writer closes, then what is left is written and the timer writes no more', async () => {
+    const { store, batches } = recordingStore();
+    const w = createRequestLogWriter({ store, now: fixedClock, outage: quiet, intervalMs: 10 });
+    w.record(finished(1, { requestId: 'last' }), 'GET', 200, 1);
+    await w.close();
+    expect(batches).toEqual([[expect.objectContaining({ requestId: 'last' })]]);
+    w.record(finished(1), 'GET', 200, 1);
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(batches).toHaveLength(1);
+  });
+});

@@ -1,0 +1,114 @@
+import type { ErrorCode } from '../../lib/api-error';
+
+/** A key's log keeps its last this many requests… */
+export const MAX_RECORDS_PER_KEY = 1000;
+/** …of at most this age; older ones are neither returned nor kept. */
+export const MAX_RECORD_AGE_MS = 24 * 60 * 60 * 1000;
+/** The path and query are recorded up to this many characters (a query is the client's to make long). */
+export const MAX_RECORDED_PATH = 512;
+
+export type CacheStatus = 'HIT' | 'MISS';
+/** An outcome to filter by: `2xx` counts 3xx too, `4xx` leaves 429 out. */
+export type StatusFilter = '2xx' | '4xx' | '429' | '5xx';
+export const STATUS_FILTERS: readonly StatusFilter[] = ['2xx', '4xx', '429', '5xx'];
+
+/**
+ * Records waiting for a write, one slot per record in each column: recording a request writes
+ * the strings its context holds already and a few numbers into slots, and allocates nothing.
+ * Never the key, a header or a body.
+ */
+export interface RecordColumns {
+  readonly keyIds: Array<string | undefined>;
+  readonly methods: Array<string | undefined>;
+  /** The environment's prefix, the path below it and the query (`?…` or ''), as the context has them. */
+  readonly prefixes: Array<string | undefined>;
+  readonly apiPaths: Array<string | undefined>;
+  readonly searches: Array<string | undefined>;
+  readonly codes: Array<ErrorCode | undefined>;
+  readonly caches: Array<CacheStatus | undefined>;
+  readonly requestIds: Array<string | undefined>;
+  readonly statuses: Uint16Array;
+  /** Latency in tenths of a millisecond. */
+  readonly latencyTenths: Uint32Array;
+  /** When each response ended: `performance.now()` while buffered, epoch ms (the gateway's clock) in a batch. */
+  readonly times: Float64Array;
+}
+
+/** The records of one write: slots 0 to count - 1 of the columns. */
+export interface RecordBatch extends RecordColumns {
+  readonly count: number;
+}
+
+/** A request as its key's owner reads it. */
+export interface LoggedRequest {
+  /** Its place in the key's log, `<ms>-<seq>`: the cursor for the page after it. */
+  id: string;
+  /** When the response ended, epoch ms. */
+  time: number;
+  method: string;
+  path: string;
+  status: number;
+  code: string | null;
+  latencyMs: number;
+  cache: CacheStatus | null;
+  requestId: string;
+}
+
+export interface RequestLogQuery {
+  /** 1–100. */
+  limit: number;
+  /** A `LoggedRequest.id`: only requests older than it. */
+  after?: string;
+  status?: StatusFilter;
+  requestId?: string;
+}
+
+export interface RequestLogPage {
+  /** Newest first. */
+  requests: LoggedRequest[];
+  /** The cursor of the next page, when there are more. */
+  next?: string;
+}
+
+/** Where a key's recent requests are kept: a Redis stream per key, or process memory. */
+export interface RequestLogStore {
+  /** Stores a batch; takes what it needs from the batch before it returns (the caller reuses it). */
+  append(batch: RecordBatch, nowMs: number): Promise<void> | void;
+  read(keyId: string, query: RequestLogQuery, nowMs: number): Promise<RequestLogPage>;
+}
+
+/** Whether a status counts as the outcome asked for. */
+export function matchesStatus(status: number, filter: StatusFilter | undefined): boolean {
+  switch (filter) {
+    case undefined:
+      return true;
+    case '2xx':
+      return status < 400;
+    case '4xx':
+      return status >= 400 && status < 500 && status !== 429;
+    case '429':
+      return status === 429;
+    case '5xx':
+      return status >= 500;
+  }
+}
+
+const KEY_SHAPED = /(asg_(?:prod|stag)_)[A-Za-z0-9_-]{10,}/g;
+
+/**
+ * The path and query as recorded: at most MAX_RECORDED_PATH characters (cut ones end with `…`),
+ * and anything shaped like an API key replaced, should a client put its key in the query.
+ */
+export function recordedPath(prefix: string, apiPath: string, search: string): string {
+  let path = prefix + apiPath + search;
+  if (path.includes('asg_')) path = path.replace(KEY_SHAPED, '$1[redacted]');
+  return path.length > MAX_RECORDED_PATH ? `${path.slice(0, MAX_RECORDED_PATH - 1)}…` : path;
+}
+
+const CURSOR = /^(\d{1,15})-(\d{1,15})$/;
+
+/** A cursor as its two numbers, or undefined when it is not one. */
+export function parseCursor(cursor: string): { ms: number; seq: number } | undefined {
+  const match = CURSOR.exec(cursor);
+  return match ? { ms: Number(match[1]), seq: Number(match[2]) } : undefined;
+}

@@ -1,0 +1,24 @@
+import { createOutageLog } from '../cache/outage-log';
+import { createMemoryRequestLog } from '../request-log/memory-request-log';
+import { createRedisRequestLog } from '../request-log/redis-request-log';
+import type { RequestLogPage, RequestLogQuery } from '../request-log/request-log';
+import { createRequestLogWriter } from '../request-log/request-log-writer';
+import type { Wiring } from './context';
+import type { Stores } from './stores';
+
+/** Each key's recent requests: a Redis stream per key with REDIS_URL (every process writes to it), else this process's memory. */
+export function createRequestLog({ config, logger, now, defer }: Wiring, { redis }: Stores) {
+  const store = redis ? createRedisRequestLog({ redis: redis.publisher, prefix: config.redisKeyPrefix }) : createMemoryRequestLog();
+  const writer = createRequestLogWriter({ store, now, outage: createOutageLog(logger, 'request log') });
+  defer(() => writer.close());
+  return {
+    writer,
+    /** A key's log, after this process's buffer is written: a request it has just answered is in it. */
+    async read(keyId: string, query: RequestLogQuery): Promise<RequestLogPage> {
+      await writer.flush();
+      return store.read(keyId, query, now().getTime());
+    },
+  };
+}
+
+export type RequestLog = ReturnType<typeof createRequestLog>;

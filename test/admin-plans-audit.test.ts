@@ -1,0 +1,99 @@
+import type { Database } from '../db/database';
+import { testDatabaseKinds } from './support/databases';
+import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
+import { adminClient, ADMIN_ENV, type AdminClient } from './support/admin-client';
+import { jsonOf } from './support/http';
+
+/** Plans and the audit trail through the real admin listener. */
+describe.each(testDatabaseKinds())('admin plans and audit on %s', (database) => {
+  let gw: TestGateway;
+  let db: Database;
+  let admin: AdminClient;
+  beforeAll(async () => {
+    gw = await startTestGateway({ database, env: { ...ADMIN_ENV, RATE_LIMIT_PER_MINUTE: '240' }, exposeDatabase: true });
+    db = gw.db!;
+    admin = adminClient(gw.adminUrl!);
+  });
+  afterAll(() => gw?.stop());
+
+  const isoNow = () => expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+
+  test('when plans are listed before any is set, then the default plan follows RATE_LIMIT_PER_MINUTE, with no monthly quota', async () => {
+    const res = await admin.get('/admin/v1/plans');
+    expect(res).toMatchObject({ status: 200, body: [{ name: 'default', requestsPerMinute: 240, requestsPerMonth: null, createdAt: isoNow(), updatedAt: isoNow() }] });
+  });
+
+  test('when a plan is put for the first time, then 201 with it; when put again, then 200 with the new limits, created the same, updated later', async () => {
+    const created = await admin.put('/admin/v1/plans/startup', { requestsPerMinute: 100, requestsPerMonth: 50_000 }, { 'x-request-id': 'plan-create' });
+    expect(created).toMatchObject({ status: 201, body: { name: 'startup', requestsPerMinute: 100, requestsPerMonth: 50_000, createdAt: isoNow() } });
+    expect(created.body.updatedAt).toBe(created.body.createdAt);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const changed = await admin.put('/admin/v1/plans/startup', { requestsPerMinute: 150, requestsPerMonth: null }, { 'x-request-id': 'plan-change' });
+    expect(changed).toMatchObject({ status: 200, body: { name: 'startup', requestsPerMinute: 150, requestsPerMonth: null, createdAt: created.body.createdAt } });
+    expect(Date.parse(changed.body.updatedAt)).toBeGreaterThan(Date.parse(created.body.createdAt));
+
+    expect(await db.query("SELECT requests_per_minute, requests_per_month, set_by FROM accounts.plans WHERE name = 'startup'")).toEqual([
+      { requests_per_minute: 150, requests_per_month: null, set_by: 'admin' },
+    ]);
+    const entries = (await admin.get('/admin/v1/audit?limit=2')).body;
+    expect(entries).toEqual([
+      {
+        id: expect.any(Number),
+        at: isoNow(),
+        actor: 'admin:admin',
+        action: 'plan.updated',
+        targetType: 'plan',
+        targetId: 'startup',
+        accountId: null,
+        reason: null,
+        requestId: 'plan-change',
+        details: { requestsPerMinute: 150, requestsPerMonth: null, was: { requestsPerMinute: 100, requestsPerMonth: 50_000 } },
+      },
+      expect.objectContaining({ action: 'plan.created', targetId: 'startup', requestId: 'plan-create', details: { requestsPerMinute: 100, requestsPerMonth: 50_000 } }),
+    ]);
+    expect((await admin.get('/admin/v1/plans')).body.map((p: { name: string }) => p.name)).toEqual(['default', 'startup']);
+  });
+
+  test('when the default plan is set by an admin, then it has those limits, no longer RATE_LIMIT_PER_MINUTE\'s', async () => {
+    expect(await admin.put('/admin/v1/plans/default', { requestsPerMinute: 300, requestsPerMonth: 1_000_000_000_000 })).toMatchObject({
+      status: 200,
+      body: { name: 'default', requestsPerMinute: 300, requestsPerMonth: 1_000_000_000_000 },
+    });
+    expect((await admin.get('/admin/v1/plans')).body[0]).toMatchObject({ name: 'default', requestsPerMinute: 300 });
+    expect(await db.query("SELECT requests_per_minute, set_by FROM accounts.plans WHERE name = 'default'")).toEqual([{ requests_per_minute: 300, set_by: 'admin' }]);
+  });
+
+  test('when the audit trail is read page by page, then newest first, each page linking the next with its filter kept', async () => {
+    const dev = await signUpDeveloper(gw.url); // two key.created entries
+    const me = await jsonOf(await fetch(`${gw.url}/portal/api/me`, { headers: { cookie: dev.cookie } }));
+    await admin.post(`/admin/v1/accounts/${me.id}/suspend`, { reason: 'one' });
+    await admin.post(`/admin/v1/accounts/${me.id}/reinstate`, { reason: 'two' });
+    const first = await admin.get(`/admin/v1/audit?accountId=${me.id}&limit=3`);
+    expect(first.body.map((e: { action: string; reason: string | null }) => [e.action, e.reason])).toEqual([
+      ['account.reinstated', 'two'],
+      ['account.suspended', 'one'],
+      ['key.created', null],
+    ]);
+    const lastId = first.body[2].id;
+    expect(first.headers.get('link')).toBe(`<${gw.adminUrl}/admin/v1/audit?accountId=${me.id}&limit=3&after=${lastId}>; rel="next"`);
+    const second = await admin.get(/^<([^>]+)>/.exec(first.headers.get('link')!)![1]!.slice(gw.adminUrl!.length));
+    expect(second.body).toEqual([
+      {
+        id: expect.any(Number),
+        at: isoNow(),
+        actor: `account:${me.id}`,
+        action: 'key.created',
+        targetType: 'key',
+        targetId: expect.stringMatching(/^key_/),
+        accountId: me.id,
+        reason: null,
+        requestId: null,
+        details: { name: 'production key', environment: 'production', expiresAt: null },
+      },
+    ]);
+    expect(second.body[0].id).toBeLessThan(lastId);
+    expect(second.headers.get('link')).toBeNull();
+    const all = (await admin.get('/admin/v1/audit?limit=100')).body.map((e: { id: number }) => e.id);
+    expect(all).toEqual([...all].sort((a: number, b: number) => b - a));
+  });
+});
