@@ -13,6 +13,7 @@ COPY identity ./identity
 COPY petstore ./petstore
 COPY portal ./portal
 COPY gateway ./gateway
+COPY cli ./cli
 RUN npm run build
 
 FROM node:20-bookworm-slim

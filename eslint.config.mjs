@@ -21,6 +21,10 @@ export default tseslint.config(
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/gateway', '**/gateway/**', '**/portal', '**/portal/**'], message: 'Identity never imports the gateway or the portal: the wiring hands it what it needs.' }] }] },
   },
   {
+    files: ['cli/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['**/gateway', '**/gateway/**', '**/identity', '**/identity/**', '**/portal', '**/portal/**', '**/petstore', '**/petstore/**', '**/db', '**/db/**'], message: 'The admin CLI is a client of the admin API over HTTP only: it may import lib/, nothing else of the project.' }] }] },
+  },
+  {
     files: ['lib/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: [{ group: ['../*', '../**'], message: 'lib/ imports nothing of the project.' }] }] },
   },
@@ -38,6 +42,6 @@ export default tseslint.config(
       }],
     },
   },
-  { files: ['gateway/main.ts', 'petstore/main.ts', 'test/**', 'bench/**', '**/*.test.ts', '*.js', '*.mjs', 'scripts/**'], rules: { 'no-restricted-syntax': 'off' } },
+  { files: ['gateway/main.ts', 'petstore/main.ts', 'cli/admin.ts', 'test/**', 'bench/**', '**/*.test.ts', '*.js', '*.mjs', 'scripts/**'], rules: { 'no-restricted-syntax': 'off' } },
   { files: ['*.js', 'test/support/*.js'], languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly', process: 'readonly' } }, rules: { '@typescript-eslint/no-require-imports': 'off' } },
 );
