@@ -44,7 +44,8 @@ export interface AccountAdmin {
   /** The keys that were active work again. 409 when not suspended. */
   reinstate(id: number, reason: string | null, context: AuditContext): Promise<AccountOverview>;
   /** Deletes the account, its sessions, keys and usage; its audit entries keep only the id. */
-  erase(id: number, reason: string | null, context: AuditContext): Promise<void>;
+  /** Deletes the account with its sessions, keys and usage; resolves with the ids its keys had, for the stores outside PostgreSQL. */
+  erase(id: number, reason: string | null, context: AuditContext): Promise<{ keyIds: string[] }>;
   /** 400 `invalid_request` for a plan that does not exist. */
   setPlan(id: number, plan: string, context: AuditContext): Promise<AccountOverview>;
 }
@@ -154,18 +155,20 @@ export function createAccountAdmin({ db, audit, plans, bus, now }: AccountAdminD
 
     async erase(id, reason, context) {
       if (!validId(id)) throw notFound();
-      await db.transaction(async (tx) => {
-        const [row] = await tx.query<{ keys: number }>(
+      const keyIds = await db.transaction(async (tx) => {
+        const [row] = await tx.query<{ key_ids: string[] }>(
           `WITH gone AS (DELETE FROM ${accounts} WHERE id = $1 RETURNING id)
-           SELECT (SELECT count(*)::int FROM ${schema}.api_keys WHERE account_id = $1) AS keys FROM gone`,
+           SELECT ARRAY(SELECT id FROM ${schema}.api_keys WHERE account_id = $1 ORDER BY id) AS key_ids FROM gone`,
           [id],
         );
         if (!row) throw notFound();
         // Earlier entries keep the id and what was done, not what the account named its keys.
         await tx.query(`UPDATE ${schema}.audit_log SET details = NULL WHERE account_id = $1`, [id]);
-        await audit.record(context, { action: 'account.deleted', targetType: 'account', targetId: String(id), accountId: id, reason, details: { keys: row.keys } }, tx);
+        await audit.record(context, { action: 'account.deleted', targetType: 'account', targetId: String(id), accountId: id, reason, details: { keys: row.key_ids.length } }, tx);
+        return row.key_ids;
       });
       await bus.publish(accountChanged(id));
+      return { keyIds };
     },
 
     async setPlan(id, plan, context) {

@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import Redis from 'ioredis';
+import { LATE_RECORDS_MS } from '../gateway/wiring/request-log';
 import type { Database } from '../db/database';
 import { createTestDatabase, redisTestUrl, type TestDatabase } from './support/databases';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
@@ -17,10 +19,13 @@ describe('the admin API across two gateways sharing PostgreSQL and Redis', () =>
   let a: TestGateway;
   let b: TestGateway;
   let adminA: AdminClient;
+  let redis: Redis;
+  const prefix = `asgtest:${randomBytes(4).toString('hex')}:`;
 
   beforeAll(async () => {
     store = await createTestDatabase('postgres');
-    const env = { ...ADMIN_ENV, DATABASE_URL: store.settings.databaseUrl!, REDIS_URL: redisTestUrl(), REDIS_KEY_PREFIX: `asgtest:${randomBytes(4).toString('hex')}:` };
+    redis = new Redis(redisTestUrl());
+    const env = { ...ADMIN_ENV, DATABASE_URL: store.settings.databaseUrl!, REDIS_URL: redisTestUrl(), REDIS_KEY_PREFIX: prefix };
     a = await startTestGateway({ env });
     b = await startTestGateway({ env });
     db = await store.open();
@@ -28,6 +33,7 @@ describe('the admin API across two gateways sharing PostgreSQL and Redis', () =>
   }, 60_000);
   afterAll(async () => {
     await db?.close();
+    redis?.disconnect();
     await b?.stop();
     await a?.stop();
     await store?.destroy();
@@ -78,6 +84,11 @@ describe('the admin API across two gateways sharing PostgreSQL and Redis', () =>
   test('when an account is erased through A, then B refuses its key within a second, no row of it is left in the accounts schema, and its audit entries keep only its id', async () => {
     const dev = await developer();
     expect((await onB(dev.productionKey)).status).toBe(200);
+    const keyIds = (await db.query<{ id: string }>('SELECT id FROM accounts.api_keys WHERE account_id = $1 ORDER BY id', [dev.id])).map((k) => k.id);
+    const streams = keyIds.map((id) => `${prefix}reqlog:${id}`);
+    // B writes its request log every 250 ms: wait for the request just made to be in it.
+    for (let waited = 0; (await redis.exists(...streams)) === 0 && waited < 2000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await redis.exists(...streams)).toBe(1);
     const email = (await jsonOf(await fetch(`${a.url}/portal/api/me`, { headers: { cookie: dev.cookie } }))).email;
     await db.query('INSERT INTO accounts.account_usage_months (account_id, month, requests) VALUES ($1, $2, 3)', [dev.id, '2026-02-01']);
     const since = Date.now();
@@ -102,6 +113,12 @@ describe('the admin API across two gateways sharing PostgreSQL and Redis', () =>
       { action: 'account.deleted', actor: 'admin:admin', details: { keys: 2 } },
     ]);
     expect(JSON.stringify(await db.query('SELECT * FROM accounts.audit_log'))).not.toContain(email);
+
+    // Its request logs are gone, and so is a batch another process writes late (a request admitted just before the erasure reached it).
+    expect(await redis.exists(...streams)).toBe(0);
+    await redis.xadd(streams[0]!, '*', 'r', '[0,"GET","/v1/pets",200,null,1,null,"late"]');
+    await new Promise((resolve) => setTimeout(resolve, LATE_RECORDS_MS + 500));
+    expect(await redis.exists(...streams)).toBe(0);
   });
 
   test('when a plan is put through A, then B lists it within a second', async () => {

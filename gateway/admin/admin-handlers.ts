@@ -30,6 +30,8 @@ export interface AdminServices {
   keys: KeyAdmin;
   plans: Pick<PlanService, 'list' | 'put'>;
   audit: Pick<AuditLog, 'list'>;
+  /** Where the keys' recent requests are kept, outside PostgreSQL: an erasure deletes them too. */
+  requestLog: { forget(keyIds: readonly string[]): Promise<void> };
 }
 
 type Fields = Record<string, unknown>;
@@ -47,7 +49,7 @@ function page<T>(items: T[], next: string | number | null, call: AdminCall, filt
 }
 
 /** Each operationId of openapi/admin.yaml and what it does: adapt the call, ask a service, shape the answer. */
-export function createAdminHandlers({ accounts, keys, plans, audit }: AdminServices): Record<string, AdminHandler> {
+export function createAdminHandlers({ accounts, keys, plans, audit, requestLog }: AdminServices): Record<string, AdminHandler> {
   return {
     async listAccounts(call) {
       const { email, limit, after } = call.query as { email?: string; limit: number; after?: number };
@@ -60,7 +62,8 @@ export function createAdminHandlers({ accounts, keys, plans, audit }: AdminServi
     },
 
     async deleteAccount({ params, body, audit: context }) {
-      await accounts.erase(params.id as number, reasonOf(body), context);
+      const { keyIds } = await accounts.erase(params.id as number, reasonOf(body), context);
+      await requestLog.forget(keyIds);
       return { status: 204 };
     },
 

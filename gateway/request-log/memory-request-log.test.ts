@@ -126,6 +126,19 @@ describe('memory request log', () => {
     expect(log.size()).toBe(3);
   });
 
+  test('when keys are forgotten (their account was erased), then their records are gone and no longer count against the bound', async () => {
+    const log = createMemoryRequestLog({ maxRecords: 30, perKey: 10 });
+    log.append(batch([pending('key_a'), pending('key_a'), pending('key_b'), pending('key_c')]), T0 + 10);
+    log.forget(['key_a', 'key_b', 'key_unknown']);
+    expect(log.size()).toBe(1);
+    expect([(await log.read('key_a', all(), T0 + 10)).requests, (await log.read('key_b', all(), T0 + 10)).requests]).toEqual([[], []]);
+    expect((await log.read('key_c', all(), T0 + 10)).requests).toHaveLength(1);
+    // A key written again after it was forgotten starts a new log.
+    log.append(batch([pending('key_a', { requestId: 'again' })], [T0 + 20]), T0 + 20);
+    expect((await log.read('key_a', all(), T0 + 20)).requests.map((r) => r.requestId)).toEqual(['again']);
+    expect(log.size()).toBe(2);
+  });
+
   test('when a status filter is given, then 3xx counts as 2xx and 429 only as itself', async () => {
     const log = createMemoryRequestLog();
     const statuses = [200, 304, 400, 404, 429, 500, 503];

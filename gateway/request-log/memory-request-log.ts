@@ -154,6 +154,15 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
       return { requests };
     },
 
+    forget(keyIds) {
+      for (const keyId of keyIds) {
+        const ring = rings.get(keyId);
+        if (!ring) continue;
+        rings.delete(keyId);
+        total -= ring.size;
+      }
+    },
+
     size: () => total,
   };
 }

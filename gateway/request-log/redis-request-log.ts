@@ -134,6 +134,10 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
         end = `(${entries[entries.length - 1]![0]}`;
       }
     },
+
+    async forget(keyIds) {
+      if (keyIds.length > 0) await redis.del(...keyIds.map(streamOf));
+    },
   };
 }
 

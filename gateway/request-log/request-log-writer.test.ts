@@ -33,6 +33,7 @@ function recordingStore(answer: () => Promise<void> | void = () => {}) {
       return answer();
     },
     read: () => Promise.resolve({ requests: [] }),
+    forget: () => {},
   };
   return { store, batches };
 }
@@ -127,6 +128,7 @@ describe('request log writer', () => {
         throw new Error('boom');
       },
       read: () => Promise.resolve({ requests: [] }),
+      forget: () => {},
     };
     const w = writer({ store });
     w.record(finished(1), 'GET', 200, 1);

@@ -75,6 +75,8 @@ export interface RequestLogStore {
   /** Stores a batch; takes what it needs from the batch before it returns (the caller reuses it). */
   append(batch: RecordBatch, nowMs: number): Promise<void> | void;
   read(keyId: string, query: RequestLogQuery, nowMs: number): Promise<RequestLogPage>;
+  /** Deletes every record of these keys (their account was erased). */
+  forget(keyIds: readonly string[]): Promise<void> | void;
 }
 
 /** Whether a status counts as the outcome asked for. */

@@ -7,6 +7,7 @@ import { refuseMalformedHead, type CountRefusal } from '../http/malformed-reques
 import { createLimiterFactory } from '../rate-limit/limiter-factory';
 import type { Wiring } from './context';
 import type { Identity } from './identity';
+import type { RequestLog } from './request-log';
 import { rootCause } from './root-cause';
 import { createHttpServer, listenAt } from './server';
 import type { Stores } from './stores';
@@ -19,7 +20,10 @@ const ADMIN_DRAIN_MS = 2000;
  * with its base URL. It has the public server's edge (caps, deadlines, malformed requests) but
  * none of its routes, and the public server none of its.
  */
-export async function startAdminListener(w: Wiring, { identity, redis }: { identity: Identity; redis: Stores['redis'] }): Promise<string | undefined> {
+export async function startAdminListener(
+  w: Wiring,
+  { identity, redis, requestLog }: { identity: Identity; redis: Stores['redis']; requestLog: RequestLog },
+): Promise<string | undefined> {
   const { config, logger, defer } = w;
   if (config.adminTokens.length === 0) return undefined;
   const notCounted: CountRefusal = () => {};
@@ -40,7 +44,7 @@ export async function startAdminListener(w: Wiring, { identity, redis }: { ident
     }),
     // The socket's address even with TRUST_PROXY: the admin listener is not behind the load balancer, and a forged X-Forwarded-For must not escape the count.
     clientKey: (req) => clientKey(req, false),
-    services: identity.admin,
+    services: { ...identity.admin, requestLog },
     document: loadOpenApiDocument(ADMIN_DOCUMENT_PATH),
     ownUrl: url,
     logger: logger.child({ listener: 'admin' }),
