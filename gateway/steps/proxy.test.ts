@@ -8,7 +8,7 @@ import { until } from '../../test/support/until';
 import { startRecordingUpstream } from '../../test/support/upstream-double';
 import type { CacheOutcome, GatewayMetrics, RateLimitKind, UpstreamOutcome } from '../metrics/gateway-metrics';
 import { pipelineErrorHandler } from '../pipeline/error-handler';
-import { composePipeline, type Environment, type GatewayRequest } from '../pipeline/pipeline';
+import { composePipeline, type Environment, type GatewayRequest, type Step } from '../pipeline/pipeline';
 import { createCircuitBreaker } from '../upstream/circuit-breaker';
 import { createLinkRewriter } from '../upstream/upstream-links';
 import { proxyToUpstream } from './proxy';
@@ -28,13 +28,14 @@ function recordingMetrics() {
   return { metrics, upstream, outcomes: () => upstream.map((u) => u.outcome) };
 }
 
-type Behaviour = 'ok' | 'not_found' | 'unavailable' | 'hang';
+type Behaviour = 'ok' | 'not_found' | 'unavailable' | 'hang' | 'limits';
 
 /** The proxy step alone, on a real HTTP server, in front of a real HTTP upstream whose behaviour the test switches. */
 async function setUp() {
   let behaviour: Behaviour = 'ok';
   const upstream = await startRecordingUpstream((_req, res) => {
     if (behaviour === 'ok') res.writeHead(200, { 'content-type': 'application/json' }).end('[]');
+    if (behaviour === 'limits') res.writeHead(200, { 'content-type': 'application/json', ratelimit: '"upstream";r=1;t=2', link: ['<http://x.test/a>; rel="a"', '<http://x.test/b>; rel="b"'] }).end('[]');
     if (behaviour === 'not_found') res.writeHead(404, { 'content-type': 'application/json' }).end('{"code":"not_found","message":"Pet 9 was not found.","status":404}');
     if (behaviour === 'unavailable') res.writeHead(503, { 'content-type': 'text/plain' }).end('down for maintenance');
   });
@@ -51,7 +52,13 @@ async function setUp() {
     metrics: recorded.metrics,
     onError,
   });
-  const server = await servePipeline({ prefix: '/staging/v1', environment: 'staging', run: composePipeline([proxy.step], onError) });
+  // What earlier steps leave for the response: the proxy writes them with the upstream's.
+  const stepHeaders: Step = (req, _res, next) => {
+    req.ctx.headers.set('X-Request-Id', 'from-the-step');
+    req.ctx.headers.set('RateLimit', '"minute";r=9;t=60');
+    next();
+  };
+  const server = await servePipeline({ prefix: '/staging/v1', environment: 'staging', run: composePipeline([stepHeaders, proxy.step], onError) });
   const url = server.url('/pets');
   return {
     upstream,
@@ -89,6 +96,19 @@ describe('proxy step: circuit breaker and upstream metrics', () => {
       expect(call.seconds).toBeGreaterThanOrEqual(0);
       expect(call.seconds).toBeLessThan(5);
     }
+  });
+
+  test("when earlier steps set headers, then the answer carries them with the upstream's, and the upstream's win a name both set", async () => {
+    t.behave('limits');
+    const res = await fetch(t.url);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('x-request-id')).toBe('from-the-step');
+    expect(res.headers.get('ratelimit')).toBe('"upstream";r=1;t=2');
+    expect(res.headers.get('link')).toBe('<http://x.test/a>; rel="a", <http://x.test/b>; rel="b"');
+    expect(await res.text()).toBe('[]');
+    t.behave('not_found');
+    const refused = await fetch(t.url);
+    expect([refused.status, refused.headers.get('x-request-id'), refused.headers.get('ratelimit')]).toEqual([404, 'from-the-step', '"minute";r=9;t=60']);
   });
 
   test('when the upstream answers 503 as often as the threshold, then the next request gets 503 service_unavailable with Retry-After and never reaches it', async () => {

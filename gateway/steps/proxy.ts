@@ -10,6 +10,7 @@ import type { UpstreamCall } from '../upstream/upstream-call';
 import { connectionTokens, HOP_BY_HOP } from '../upstream/hop-by-hop';
 import { createUpstreamRequestHeaders } from '../upstream/upstream-request-headers';
 import type { LinkRewriter } from '../upstream/upstream-links';
+import type { ResponseHeaders } from '../http/response-headers';
 
 export interface ProxyOptions {
   upstreamUrl: string;
@@ -136,7 +137,7 @@ export function proxyToUpstream({
     // Clients are promised an Error body with every error; an upstream that sends anything else is at fault.
     const errorToCheck = status >= 400 && req.method !== 'HEAD';
     if (!hook && !errorToCheck) {
-      res.writeHead(status, headers);
+      res.writeHead(status, withStepHeaders(req.ctx.headers, headers));
       proxyRes.pipe(res);
       proxyRes.once('aborted', () => res.destroy());
       return;
@@ -158,7 +159,7 @@ export function proxyToUpstream({
           req.ctx.errorCode = code; // the upstream's own Error, for the request log
         }
         headers['content-length'] = String(body.length);
-        res.writeHead(status, headers);
+        res.writeHead(status, withStepHeaders(req.ctx.headers, headers));
         res.end(body);
       },
       (err: unknown) => onError(new ApiError('bad_gateway', 'The upstream response was cut off.', { cause: err }), req, res),
@@ -166,7 +167,10 @@ export function proxyToUpstream({
   };
 
   const middleware = createProxyMiddleware<IncomingMessage, ServerResponse>({
-    target: upstreamUrl,
+    // Parsed once here: given the URL as a string, http-proxy parses it again for every request.
+    target: proxyTarget(target),
+    // req.url is already the upstream path (origin form, set by the step): taken as is, not parsed again.
+    toProxy: true,
     agent,
     // Host, credentials and forwarding headers are in the rebuilt headers already.
     changeOrigin: false,
@@ -183,6 +187,10 @@ export function proxyToUpstream({
     ],
   });
 
+  const upstreamClosed = () => {
+    inFlight--;
+  };
+
   /**
    * http-proxy streams the client request into the upstream one; the body was read and validated
    * already, so the validated bytes are sent instead, and the call learns its upstream request.
@@ -191,7 +199,7 @@ export function proxyToUpstream({
     const call = this.ctx.upstreamCall!;
     call.upstream = upstream;
     inFlight++;
-    upstream.once('close', () => inFlight--);
+    upstream.once('close', upstreamClosed);
     if (call.reported) upstream.destroy(); // timed out before http-proxy got this far
     else upstream.end(this.ctx.body);
     return upstream;
@@ -209,8 +217,6 @@ export function proxyToUpstream({
 
   return {
     step: function proxyStep(req, res, next) {
-      // The upstream's answer is written through Node's header calls: the steps' headers go first, and its own win.
-      req.ctx.headers.applyTo(res);
       if (inFlight >= maxInFlight) return shed(req, res, 'saturated', 'busy', BUSY_RETRY_AFTER_SECONDS);
       const admission = breaker.admit();
       if (!admission.admitted) return shed(req, res, 'circuit_open', 'unavailable', admission.retryAfterSeconds);
@@ -224,17 +230,20 @@ export function proxyToUpstream({
       req.pipe = sendValidatedBody as typeof req.pipe;
       // The timeout runs from the hand-off, so a call waiting for a socket is bounded too.
       call.timer = setTimeout(timedOut, timeoutMs, call);
-      res.once('close', () => {
-        if (res.writableFinished) return;
-        // The client left first: its call says nothing about the upstream, and holds a socket for nobody.
-        clearTimeout(call.timer);
-        call.permit.abandoned();
-        call.upstream?.destroy();
-      });
+      res.once('close', clientClosed);
       void middleware(req, res, next);
     },
     close: () => agent.destroy(),
   };
+}
+
+/** A response's 'close': when the client left first, its call says nothing about the upstream, and holds a socket for nobody. */
+function clientClosed(this: ServerResponse): void {
+  if (this.writableFinished) return;
+  const call = (this.req as GatewayRequest).ctx.upstreamCall!;
+  clearTimeout(call.timer);
+  call.permit.abandoned();
+  call.upstream?.destroy();
 }
 
 function socketAddress(req: IncomingMessage): string {
@@ -266,6 +275,29 @@ function statusClass(status: number): UpstreamOutcome {
   if (status >= 400) return '4xx';
   if (status >= 300) return '3xx';
   return '2xx';
+}
+
+/**
+ * The steps' headers (request id, rate limit, deprecation, CORS) and the upstream's as one flat
+ * list for one \`writeHead\`, the upstream's winning a name both set: Node then validates and
+ * stores none of them one by one (see http/response-headers.ts).
+ */
+function withStepHeaders(steps: ResponseHeaders, upstream: Record<string, string | string[]>): Array<string | number | string[]> {
+  const list: Array<string | number | string[]> = [];
+  const own = steps.list;
+  for (let i = 0; i < own.length; i += 2) {
+    const name = own[i] as string;
+    if (upstream[name.toLowerCase()] === undefined) list.push(name, own[i + 1]!);
+  }
+  for (const name in upstream) list.push(name, upstream[name]!);
+  return list;
+}
+
+/** The upstream URL as http-proxy's options take it (url.parse's shape), so it is not parsed per request. */
+function proxyTarget(url: URL) {
+  // WHATWG keeps an IPv6 host's brackets; a socket's hostname has none.
+  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+  return { protocol: url.protocol, host: url.host, hostname, port: url.port, path: url.pathname === '/' ? '' : url.pathname };
 }
 
 function responseHeaders(proxyRes: IncomingMessage, links: LinkRewriter): Record<string, string | string[]> {
