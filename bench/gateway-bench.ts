@@ -7,16 +7,21 @@
  * (untracked), or to bench/results/latest.md with BENCH_RECORD=1.
  *
  * Paths measured, side by side in one run, all serving the same 20-pet JSON page:
- * - bare Node http serving the bytes from memory (the ceiling)
- * - nginx proxy_cache hit and nginx reverse proxy to the store (the C anchors), when nginx exists
- * - the pet store called directly (the upstream)
- * - the gateway: cache hit and cache miss, with the in-process cache and with Redis
+ * - bare Node http serving the bytes from memory (the hit ceiling; also the fast upstream)
+ * - a bare Node proxy to the fast upstream (the miss floor)
+ * - nginx proxy_cache hit and nginx reverse proxy to each upstream (the C anchors), when nginx exists
+ * - the pet store called directly (the embedded upstream)
+ * - the gateway: cache hit, and cache miss to the store and to the fast upstream, with the
+ *   in-process cache and limiter and with Redis
+ * With two cores, every server runs on core 0 and wrk on core 1 (BENCH_PIN=0: unpinned);
+ * BENCH_ONLY=<regex> runs only the paths whose names match it.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildOnce, builtEntry, freePort, startGateway } from './support/processes';
+import { buildOnce, builtEntry, CLIENT_CORE, freePort, onCore, PINNED, SERVER_CORE, startGateway } from './support/processes';
+import { bareProxyScript, bytesServerScript, expressScript } from './support/reference-servers';
 import { rssMb } from './support/machine';
 import { describeStalls, measureMachineStalls } from './support/machine-stalls';
 import { childPids, cpuSeconds } from './support/process-cpu';
@@ -35,13 +40,16 @@ const REWARM = process.env.BENCH_REWARM ?? '1s';
 /** How long the machine's own stalls are measured, with every server idle, before the first round and after the last. */
 const STALL_SECONDS = Number(process.env.BENCH_STALL_SECONDS ?? 5);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+/** Only the paths whose names match (while working on one path); the ratios of paths not run say n/a. */
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
 /** The gateways' GET /metrics token: their GC pauses are read before and after each run. */
 const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 const children: ChildProcess[] = [];
 const tmp = mkdtempSync(join(tmpdir(), 'asg-bench-'));
 
 function startNode(script: string, env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [builtEntry(script)], { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const [command, args] = onCore(SERVER_CORE, process.execPath, [builtEntry(script)]);
+  const child = spawn(command, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
   let out = '';
   return new Promise((resolve, reject) => {
@@ -80,7 +88,7 @@ interface PathResult extends WrkResult {
 }
 
 async function wrk(path: BenchPath, firstRound: boolean): Promise<PathResult> {
-  const o = { name: path.name, url: path.url, headers: path.headers ?? {}, connections: path.connections ?? CONNECTIONS };
+  const o = { name: path.name, url: path.url, headers: path.headers ?? {}, connections: path.connections ?? CONNECTIONS, core: CLIENT_CORE };
   // Steady state, not start-up: V8 compiles the hot path during the first thousands of requests.
   runWrk({ ...o, duration: firstRound ? WARMUP : REWARM });
   const pids = path.servers();
@@ -106,7 +114,16 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-function startNginx(upstreamPort: number): { cachePort: number; proxyPort: number; workers: () => number[] } | undefined {
+/** A one-line Node server in its own process on the servers' core; resolves once it listens. */
+async function startScript(script: string): Promise<ChildProcess> {
+  const [command, args] = onCore(SERVER_CORE, process.execPath, ['-e', script]);
+  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  children.push(child);
+  await new Promise((r) => child.stdout!.once('data', r));
+  return child;
+}
+
+function startNginx(upstreamPort: number, fastUpstreamPort: number): { cachePort: number; proxyPort: number; fastProxyPort: number; workers: () => number[] } | undefined {
   try {
     execFileSync('nginx', ['-v'], { stdio: 'ignore' });
   } catch {
@@ -116,6 +133,7 @@ function startNginx(upstreamPort: number): { cachePort: number; proxyPort: numbe
   mkdirSync(join(dir, 'cache'), { recursive: true });
   const cachePort = 18000 + Math.floor(Math.random() * 1000);
   const proxyPort = cachePort + 1;
+  const fastProxyPort = cachePort + 2;
   writeFileSync(
     join(dir, 'nginx.conf'),
     `user root; worker_processes 1; daemon off; pid ${dir}/nginx.pid; error_log ${dir}/error.log warn;
@@ -124,16 +142,19 @@ http {
   access_log off;
   proxy_cache_path ${dir}/cache keys_zone=pets:10m;
   upstream store { server 127.0.0.1:${upstreamPort}; keepalive 64; }
+  upstream fast { server 127.0.0.1:${fastUpstreamPort}; keepalive 64; }
   server { listen 127.0.0.1:${cachePort};
     location / { proxy_cache pets; proxy_cache_valid 200 30s; proxy_http_version 1.1; proxy_set_header Connection ""; proxy_pass http://store; } }
   server { listen 127.0.0.1:${proxyPort};
     location / { proxy_http_version 1.1; proxy_set_header Connection ""; proxy_pass http://store; } }
+  server { listen 127.0.0.1:${fastProxyPort};
+    location / { proxy_http_version 1.1; proxy_set_header Connection ""; proxy_pass http://fast; } }
 }`,
   );
-  const child = spawn('nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir], { stdio: 'ignore' });
+  const child = spawn(...onCore(SERVER_CORE, 'nginx', ['-c', join(dir, 'nginx.conf'), '-p', dir]), { stdio: 'ignore' });
   children.push(child);
   // The master only supervises; the workers (and the cache manager) answer.
-  return { cachePort, proxyPort, workers: () => childPids(child.pid!) };
+  return { cachePort, proxyPort, fastProxyPort, workers: () => childPids(child.pid!) };
 }
 
 async function main() {
@@ -150,22 +171,16 @@ async function main() {
 
   // The ceiling: bare Node serving the same bytes, in its own process (wrk runs synchronously here).
   const barePort = await freePort();
-  const bareScript = `const body = Buffer.from(${JSON.stringify(page.toString('base64'))}, 'base64');
-require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length }); s.end(body); })
-  .listen(${barePort}, '127.0.0.1', () => console.log('listening'));`;
-  const bare = spawn(process.execPath, ['-e', bareScript], { stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(bare);
-  await new Promise((r) => bare.stdout!.once('data', r));
-
-  // What a naive design gets: a plain Express 5 app sending the same bytes, no auth, no limit.
+  const bare = await startScript(bytesServerScript(page, barePort));
+  // The fast upstream of a miss: another such server, so a miss measures the proxy, not the store.
+  const fastPort = await freePort();
+  const fast = await startScript(bytesServerScript(page, fastPort));
+  const fastUpstream = `http://127.0.0.1:${fastPort}`;
+  // The miss floor: bare Node proxying to it.
+  const bareProxyPort = await freePort();
+  const bareProxy = await startScript(bareProxyScript(fastPort, bareProxyPort));
   const expressPort = await freePort();
-  const expressScript = `const body = Buffer.from(${JSON.stringify(page.toString('base64'))}, 'base64');
-const app = require('express')(); app.disable('x-powered-by');
-app.get('/pets', (q, s) => { s.type('application/json; charset=utf-8'); s.send(body); });
-app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
-  const plainExpress = spawn(process.execPath, ['-e', expressScript], { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  children.push(plainExpress);
-  await new Promise((r) => plainExpress.stdout!.once('data', r));
+  const plainExpress = await startScript(expressScript(page, expressPort));
 
   const gateways: Record<string, { url: string; key: string; pid: number }> = {};
   for (const [name, env] of [
@@ -174,9 +189,15 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
     // CACHE_TTL_SECONDS=0 turns the cache off: every request goes upstream (auth + limit + validation + proxy).
     ['memory-miss', { CACHE_TTL_SECONDS: '0' }],
     ['redis-miss', { REDIS_URL, REDIS_KEY_PREFIX: `asgbench:${process.pid}:m:`, CACHE_TTL_SECONDS: '0' }],
+    ['memory-fast-miss', { CACHE_TTL_SECONDS: '0', PRODUCTION_UPSTREAM: fastUpstream }],
+    ['redis-fast-miss', { REDIS_URL, REDIS_KEY_PREFIX: `asgbench:${process.pid}:f:`, CACHE_TTL_SECONDS: '0', PRODUCTION_UPSTREAM: fastUpstream }],
   ] as const) {
     // As npm start and the Docker image run it (their Node flags), on a port of its choosing.
-    const gateway = await startGateway({ ...env, METRICS_TOKEN, DATA_DIR: join(tmp, `gw-${name}`), PRODUCTION_UPSTREAM: store, RATE_LIMIT_PER_MINUTE: '10000000' });
+    const gateway = await startGateway(
+      { PRODUCTION_UPSTREAM: store, ...env, METRICS_TOKEN, DATA_DIR: join(tmp, `gw-${name}`), RATE_LIMIT_PER_MINUTE: '10000000' },
+      undefined,
+      { core: SERVER_CORE },
+    );
     children.push(gateway.child);
     const { url } = gateway;
     const signup = await fetch(`${url}/portal/api/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `bench-${name}@example.com`, password: 'benchmark passphrase' }) });
@@ -185,7 +206,7 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
     gateways[name] = { url, key, pid: gateway.pid };
   }
 
-  const nginx = startNginx(storePort);
+  const nginx = startNginx(storePort, fastPort);
   await new Promise((r) => setTimeout(r, 500));
   // A gateway path's server is the gateway process; on a miss the store's CPU is its upstream's, not its own.
   const gatewayPath = (g: string) => ({
@@ -194,23 +215,32 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
     servers: () => [gateways[g]!.pid],
     gc: () => gcPauses(`${gateways[g]!.url}/metrics`, METRICS_TOKEN),
   });
-  const paths: BenchPath[] = [
+  // On a miss to the fast upstream, the upstream shares the core: its CPU is counted with the server's.
+  const withFastUpstream = (path: BenchPath): BenchPath => ({ ...path, servers: () => [...path.servers(), fast.pid!] });
+  const allPaths: BenchPath[] = [
     { name: 'bare Node http (ceiling)', url: `http://127.0.0.1:${barePort}/pets`, servers: () => [bare.pid!] },
     ...(nginx
       ? [
           { name: 'nginx proxy_cache hit', url: `http://127.0.0.1:${nginx.cachePort}/pets`, servers: nginx.workers },
           { name: 'nginx reverse proxy (no cache)', url: `http://127.0.0.1:${nginx.proxyPort}/pets`, servers: nginx.workers },
+          withFastUpstream({ name: 'nginx reverse proxy, fast upstream', url: `http://127.0.0.1:${nginx.fastProxyPort}/pets`, servers: nginx.workers }),
         ]
       : []),
     { name: 'plain Express 5 app, same bytes', url: `http://127.0.0.1:${expressPort}/pets`, servers: () => [plainExpress.pid!] },
     { name: 'pet store called directly', url: `${store}/pets`, servers: () => [storeProcess.pid!] },
+    withFastUpstream({ name: 'bare Node proxy, fast upstream (miss floor)', url: `http://127.0.0.1:${bareProxyPort}/pets`, servers: () => [bareProxy.pid!] }),
     { name: 'gateway hit, in-process cache', ...gatewayPath('memory') },
     { name: 'gateway hit, Redis cache + Redis limiter', ...gatewayPath('redis') },
     { name: 'gateway miss, in-process', ...gatewayPath('memory-miss') },
     { name: 'gateway miss, Redis', ...gatewayPath('redis-miss') },
+    withFastUpstream({ name: 'gateway miss, fast upstream, in-process', ...gatewayPath('memory-fast-miss') }),
+    withFastUpstream({ name: 'gateway miss, fast upstream, Redis limiter', ...gatewayPath('redis-fast-miss') }),
     { name: 'bare Node, 1 connection', url: `http://127.0.0.1:${barePort}/pets`, connections: 1, servers: () => [bare.pid!] },
     { name: 'gateway hit (Redis), 1 connection', ...gatewayPath('redis'), connections: 1 },
+    withFastUpstream({ name: 'bare Node proxy, 1 connection', url: `http://127.0.0.1:${bareProxyPort}/pets`, connections: 1, servers: () => [bareProxy.pid!] }),
+    withFastUpstream({ name: 'gateway miss (fast, Redis), 1 connection', ...gatewayPath('redis-fast-miss'), connections: 1 }),
   ];
+  const paths = ONLY ? allPaths.filter((p) => ONLY.test(p.name)) : allPaths;
   const stallsBefore = await measureMachineStalls(STALL_SECONDS);
   console.error(`machine stalls before the runs: ${describeStalls(stallsBefore)}`);
   const rounds: Array<Map<string, PathResult>> = [];
@@ -232,12 +262,19 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
     const r = across((round) => (round.get(a) && round.get(b) ? round.get(a)![figure] / round.get(b)![figure] : undefined));
     return r ? `**${r.median.toFixed(2)}×** (rounds ${r.min.toFixed(2)}–${r.max.toFixed(2)})` : 'n/a';
   };
-  const hit1 = across((round) => round.get('gateway hit (Redis), 1 connection')!.p50 - round.get('bare Node, 1 connection')!.p50);
-  const hitP99 = across((round) => round.get('gateway hit, Redis cache + Redis limiter')?.p99);
-  // What this machine allows any Node server in the same rounds: the p99 target is absolute, the machine's speed is not.
-  const bareP99 = across((round) => round.get('bare Node http (ceiling)')?.p99);
+  const HIT = 'gateway hit, Redis cache + Redis limiter';
+  const MISS = 'gateway miss, fast upstream, Redis limiter';
+  const BARE = 'bare Node http (ceiling)';
+  const BARE_PROXY = 'bare Node proxy, fast upstream (miss floor)';
+  /** A figure across the rounds, as `median ms (rounds min–max)`. */
+  const ms = (figure: (round: Map<string, PathResult>) => number | undefined) => {
+    const r = across(figure);
+    return r ? `**${r.median.toFixed(3)} ms** (rounds ${r.min.toFixed(3)}–${r.max.toFixed(3)})` : 'n/a';
+  };
+  const p99 = (name: string) => ms((round) => round.get(name)?.p99);
+  const added = (a: string, b: string) => ms((round) => (round.get(a) && round.get(b) ? round.get(a)!.p50 - round.get(b)!.p50 : undefined));
   const lines = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} interleaved rounds of ${DURATION} per path (a ${WARMUP} warm-up before the first, ${REWARM} before each later one); medians of the rounds; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} interleaved rounds of ${DURATION} per path (a ${WARMUP} warm-up before the first, ${REWARM} before each later one); ${PINNED ? `servers on core ${SERVER_CORE}, wrk on core ${CLIENT_CORE}` : 'unpinned'}; medians of the rounds; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
     '',
     '| path | req/s | p50 ms | p99 ms | server CPU µs/req | errors | gateway GC: mean scavenge ms, GC pause ms per s |',
     '|---|---:|---:|---:|---:|---:|---:|',
@@ -250,15 +287,14 @@ app.listen(${expressPort}, '127.0.0.1', () => console.log('listening'));`;
       return `| ${p.name} | ${med('rps').toFixed(0)} | ${med('p50').toFixed(3)} | ${med('p99').toFixed(3)} | ${med('cpuUs').toFixed(1)} | ${runs.reduce((n, r) => n + r.errors, 0)} | ${gc} |`;
     }),
     '',
-    'Ratios are computed within each round, then the median is taken:',
-    `- gateway hit (Redis) / nginx proxy_cache hit: ${ratio('gateway hit, Redis cache + Redis limiter', 'nginx proxy_cache hit')} (target ≥ 0.5×); p99 ${hitP99?.median.toFixed(2)} ms (rounds ${hitP99?.min.toFixed(2)}–${hitP99?.max.toFixed(2)}; target ≤ 5 ms; bare Node's in the same rounds ${bareP99?.median.toFixed(2)} ms, ${bareP99?.min.toFixed(2)}–${bareP99?.max.toFixed(2)})`,
+    'A miss to the fast upstream counts the upstream\'s CPU with the server\'s (they share the core). Ratios are computed within each round, then the median is taken:',
     `- the machine's own stalls, with every server idle (${STALL_SECONDS} s, one clock-reading spinner per core), before the runs: ${describeStalls(stallsBefore)}; after them: ${describeStalls(stallsAfter)}`,
-    `- gateway hit (in-process) / nginx proxy_cache hit: ${ratio('gateway hit, in-process cache', 'nginx proxy_cache hit')}`,
-    `- gateway hit (Redis) / bare Node: ${ratio('gateway hit, Redis cache + Redis limiter', 'bare Node http (ceiling)')}; in-process: ${ratio('gateway hit, in-process cache', 'bare Node http (ceiling)')}`,
-    `- server CPU per request, gateway hit (Redis) / bare Node: ${ratio('gateway hit, Redis cache + Redis limiter', 'bare Node http (ceiling)', 'cpuUs')}; / nginx proxy_cache hit: ${ratio('gateway hit, Redis cache + Redis limiter', 'nginx proxy_cache hit', 'cpuUs')}`,
-    `- gateway miss (Redis) / nginx reverse proxy: ${ratio('gateway miss, Redis', 'nginx reverse proxy (no cache)')}; in-process: ${ratio('gateway miss, in-process', 'nginx reverse proxy (no cache)')} (target ≥ 0.5×)`,
-    `- gateway hit (Redis) / plain Express 5: ${ratio('gateway hit, Redis cache + Redis limiter', 'plain Express 5 app, same bytes')}`,
-    `- gateway hit overhead at 1 connection, p50: **${hit1?.median.toFixed(3)} ms** above bare Node (rounds ${hit1?.min.toFixed(3)}–${hit1?.max.toFixed(3)}; target ≤ 0.25 ms)`,
+    `- **miss** (fast upstream, Redis limiter) / bare Node proxy: ${ratio(MISS, BARE_PROXY)} (target ≥ 0.75×); in-process: ${ratio('gateway miss, fast upstream, in-process', BARE_PROXY)}; CPU per request ${ratio(MISS, BARE_PROXY, 'cpuUs')}; p99 ${p99(MISS)} (target ≤ 10 ms; the bare proxy's ${p99(BARE_PROXY)})`,
+    `- **hit** (Redis) / bare Node: ${ratio(HIT, BARE)} (target ≥ 0.7×); in-process: ${ratio('gateway hit, in-process cache', BARE)}; CPU per request ${ratio(HIT, BARE, 'cpuUs')}; p99 ${p99(HIT)} (target ≤ 5 ms; bare Node's ${p99(BARE)})`,
+    `- **one connection**, p50 added: miss ${added('gateway miss (fast, Redis), 1 connection', 'bare Node proxy, 1 connection')} over the bare Node proxy, hit ${added('gateway hit (Redis), 1 connection', 'bare Node, 1 connection')} over bare Node (target ≤ 0.1 ms each)`,
+    `- against nginx: hit (Redis) / proxy_cache hit ${ratio(HIT, 'nginx proxy_cache hit')}; miss / reverse proxy to the fast upstream ${ratio(MISS, 'nginx reverse proxy, fast upstream')}; bare Node proxy / the same ${ratio(BARE_PROXY, 'nginx reverse proxy, fast upstream')}`,
+    `- miss to the embedded store (Redis) / nginx reverse proxy to it: ${ratio('gateway miss, Redis', 'nginx reverse proxy (no cache)')}; in-process: ${ratio('gateway miss, in-process', 'nginx reverse proxy (no cache)')} (the store is the limit of both)`,
+    `- gateway hit (Redis) / plain Express 5: ${ratio(HIT, 'plain Express 5 app, same bytes')}`,
     `- gateway resident memory after the run (MB): ${Object.entries(rss).map(([n, v]) => `${n} ${v}`).join(', ')}`,
   ];
   const report = lines.join('\n');

@@ -1,5 +1,6 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { cpus } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
@@ -22,6 +23,20 @@ export function buildOnce(): void {
  * (mean pause 0.7 against 1.2 ms). Figures in docs/benchmarks.md.
  */
 export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=32', '--no-allocation-site-pretenuring', '--no-parallel-scavenge'];
+
+/**
+ * With two cores or more, the servers run on core 0 and the load generator on core 1
+ * (BENCH_PIN=0 turns it off): a server and its upstream then share one core, as a proxy and a
+ * fast upstream on one host do, and wrk never takes the CPU a server is measured by.
+ */
+export const PINNED = process.env.BENCH_PIN !== '0' && cpus().length >= 2;
+export const SERVER_CORE = 0;
+export const CLIENT_CORE = 1;
+
+/** `command args` on one core when the bench pins (taskset execs the command: the pid is the command's). */
+export function onCore(core: number, command: string, args: readonly string[]): [string, string[]] {
+  return PINNED ? ['taskset', ['-c', String(core), command, ...args]] : [command, [...args]];
+}
 
 /** `gateway/main.ts` → the compiled `dist/gateway/main.js`. */
 export function builtEntry(sourcePath: string): string {
@@ -54,8 +69,10 @@ export interface BenchGateway {
  * `npm start`'s entry point in its own process (so the bench client and wrk do not share its
  * event loop), on 127.0.0.1 and a port of its choosing; resolves at its ready line.
  */
-export function startGateway(env: Record<string, string>, timeoutMs = 60_000): Promise<BenchGateway> {
-  const child = spawn(process.execPath, [...GATEWAY_NODE_FLAGS, builtEntry('gateway/main.ts')], {
+export function startGateway(env: Record<string, string>, timeoutMs = 60_000, options: { core?: number } = {}): Promise<BenchGateway> {
+  const argv = [...GATEWAY_NODE_FLAGS, builtEntry('gateway/main.ts')];
+  const [command, args] = options.core === undefined ? [process.execPath, argv] : onCore(options.core, process.execPath, argv);
+  const child = spawn(command, args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { onCore } from './processes';
 
 export interface WrkResult {
   name: string;
@@ -25,10 +26,12 @@ function toMs(value: string): number {
   return m[2] === 'us' ? n / 1000 : m[2] === 's' ? n * 1000 : n;
 }
 
-/** One wrk run (one thread, fixed connections, --latency), parsed. */
-export function runWrk(o: { name: string; url: string; headers?: Record<string, string>; connections: number; duration: string }): WrkResult {
+/** One wrk run (one thread, fixed connections, --latency), parsed; on `core` when the bench pins. */
+export function runWrk(o: { name: string; url: string; headers?: Record<string, string>; connections: number; duration: string; core?: number }): WrkResult {
   const headerArgs = Object.entries(o.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
-  const out = execFileSync('wrk', ['-t1', `-c${o.connections}`, `-d${o.duration}`, '--latency', ...headerArgs, o.url], { encoding: 'utf8' });
+  const argv = ['-t1', `-c${o.connections}`, `-d${o.duration}`, '--latency', ...headerArgs, o.url];
+  const [command, args] = o.core === undefined ? ['wrk', argv] : onCore(o.core, 'wrk', argv);
+  const out = execFileSync(command, args, { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]);
   const requests = Number(/(\d+) requests in/.exec(out)![1]);
   const p50 = toMs(/\s50%\s+(\S+)/.exec(out)![1]!);

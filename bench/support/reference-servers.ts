@@ -1,0 +1,33 @@
+/**
+ * The plain Node servers the gateway is measured against, each a few lines in its own process,
+ * started with the bench's core pinning: what any Node server pays for the same job.
+ */
+
+/** Serves `body` as JSON from memory on every path: the hit ceiling, and the fast upstream of a miss. */
+export function bytesServerScript(body: Buffer, port: number): string {
+  return `const body = Buffer.from(${JSON.stringify(body.toString('base64'))}, 'base64');
+require('node:http').createServer((q, s) => { s.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': body.length }); s.end(body); })
+  .listen(${port}, '127.0.0.1', () => console.log('listening'));`;
+}
+
+/**
+ * The floor of a miss: a \`node:http\` server piping each request to the upstream through a
+ * keep-alive \`http.Agent\` and the answer back, with no check, header rewrite or log.
+ */
+export function bareProxyScript(upstreamPort: number, port: number): string {
+  return `const http = require('node:http');
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+http.createServer((q, s) => {
+  const up = http.request({ host: '127.0.0.1', port: ${upstreamPort}, method: q.method, path: q.url, headers: q.headers, agent }, (r) => { s.writeHead(r.statusCode, r.headers); r.pipe(s); });
+  up.on('error', () => { s.statusCode = 502; s.end(); });
+  q.pipe(up);
+}).listen(${port}, '127.0.0.1', () => console.log('listening'));`;
+}
+
+/** A plain Express 5 app sending the same bytes: what a naive design gets, no auth, no limit. */
+export function expressScript(body: Buffer, port: number): string {
+  return `const body = Buffer.from(${JSON.stringify(body.toString('base64'))}, 'base64');
+const app = require('express')(); app.disable('x-powered-by');
+app.get('/pets', (q, s) => { s.type('application/json; charset=utf-8'); s.send(body); });
+app.listen(${port}, '127.0.0.1', () => console.log('listening'));`;
+}
