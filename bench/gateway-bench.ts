@@ -13,6 +13,8 @@
  * - the pet store called directly (the embedded upstream)
  * - the gateway: cache hit, and cache miss to the store and to the fast upstream, with the
  *   in-process cache and limiter and with Redis
+ * The Redis gateways keep their accounts in PostgreSQL when it answers (BENCH_POSTGRES_URL), as
+ * a deployment with Redis does; the in-process ones in the embedded PGlite, as `npm start` does.
  * With two cores, every server runs on core 0 and wrk on core 1 (BENCH_PIN=0: unpinned);
  * BENCH_ONLY=<regex> runs only the paths whose names match it.
  */
@@ -22,6 +24,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildOnce, builtEntry, CLIENT_CORE, freePort, onCore, PINNED, SERVER_CORE, startGateway } from './support/processes';
 import { bareProxyScript, bytesServerScript, expressScript } from './support/reference-servers';
+import { createBenchDatabase, type BenchDatabase } from './support/postgres-database';
 import { rssMb } from './support/machine';
 import { describeStalls, measureMachineStalls } from './support/machine-stalls';
 import { childPids, cpuSeconds } from './support/process-cpu';
@@ -45,6 +48,7 @@ const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : 
 /** The gateways' GET /metrics token: their GC pauses are read before and after each run. */
 const METRICS_TOKEN = 'bench-metrics-token-0123456789';
 const children: ChildProcess[] = [];
+let database: BenchDatabase | undefined;
 const tmp = mkdtempSync(join(tmpdir(), 'asg-bench-'));
 
 function startNode(script: string, env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
@@ -182,15 +186,18 @@ async function main() {
   const expressPort = await freePort();
   const plainExpress = await startScript(expressScript(page, expressPort));
 
+  // The Redis gateways share one database, as a deployment's processes do.
+  database = await createBenchDatabase(`asg_bench_gateway_${process.pid}`);
+  const accountStore = database ? database.env : {};
   const gateways: Record<string, { url: string; key: string; pid: number }> = {};
   for (const [name, env] of [
     ['memory', {}],
-    ['redis', { REDIS_URL, REDIS_KEY_PREFIX: `asgbench:${process.pid}:` }],
+    ['redis', { ...accountStore, REDIS_URL, REDIS_KEY_PREFIX: `asgbench:${process.pid}:` }],
     // CACHE_TTL_SECONDS=0 turns the cache off: every request goes upstream (auth + limit + validation + proxy).
     ['memory-miss', { CACHE_TTL_SECONDS: '0' }],
-    ['redis-miss', { REDIS_URL, REDIS_KEY_PREFIX: `asgbench:${process.pid}:m:`, CACHE_TTL_SECONDS: '0' }],
+    ['redis-miss', { ...accountStore, REDIS_URL, REDIS_KEY_PREFIX: `asgbench:${process.pid}:m:`, CACHE_TTL_SECONDS: '0' }],
     ['memory-fast-miss', { CACHE_TTL_SECONDS: '0', PRODUCTION_UPSTREAM: fastUpstream }],
-    ['redis-fast-miss', { REDIS_URL, REDIS_KEY_PREFIX: `asgbench:${process.pid}:f:`, CACHE_TTL_SECONDS: '0', PRODUCTION_UPSTREAM: fastUpstream }],
+    ['redis-fast-miss', { ...accountStore, REDIS_URL, REDIS_KEY_PREFIX: `asgbench:${process.pid}:f:`, CACHE_TTL_SECONDS: '0', PRODUCTION_UPSTREAM: fastUpstream }],
   ] as const) {
     // As npm start and the Docker image run it (their Node flags), on a port of its choosing.
     const gateway = await startGateway(
@@ -274,7 +281,7 @@ async function main() {
   const p99 = (name: string) => ms((round) => round.get(name)?.p99);
   const added = (a: string, b: string) => ms((round) => (round.get(a) && round.get(b) ? round.get(a)!.p50 - round.get(b)!.p50 : undefined));
   const lines = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} interleaved rounds of ${DURATION} per path (a ${WARMUP} warm-up before the first, ${REWARM} before each later one); ${PINNED ? `servers on core ${SERVER_CORE}, wrk on core ${CLIENT_CORE}` : 'unpinned'}; medians of the rounds; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} interleaved rounds of ${DURATION} per path (a ${WARMUP} warm-up before the first, ${REWARM} before each later one); ${PINNED ? `servers on core ${SERVER_CORE}, wrk on core ${CLIENT_CORE}` : 'unpinned'}; Redis gateways on ${database ? 'PostgreSQL' : 'PGlite (PostgreSQL did not answer)'}, in-process ones on PGlite; medians of the rounds; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
     '',
     '| path | req/s | p50 ms | p99 ms | server CPU µs/req | errors | gateway GC: mean scavenge ms, GC pause ms per s |',
     '|---|---:|---:|---:|---:|---:|---:|',
@@ -305,6 +312,8 @@ async function main() {
 function cleanup() {
   for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
   rmSync(tmp, { recursive: true, force: true });
+  // After the gateways have let go of it.
+  if (database) setTimeout(() => void database!.drop().catch((err: unknown) => console.error('could not drop the bench database', err)), 1000);
 }
 
 main()

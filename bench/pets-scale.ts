@@ -16,11 +16,9 @@
  * reported), BENCH_SCALE_CONNECTIONS (8),
  * BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres, the admin database).
  */
-import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client } from 'pg';
 import type { Database } from '../db/database';
 import { openPglite } from '../db/pglite-database';
 import { openPostgres } from '../db/postgres-database';
@@ -31,6 +29,7 @@ import { migrateAndFillPets } from './support/pet-table';
 import { issueKey, signUp } from './support/portal-keys';
 import { buildOnce, startGateway, type BenchGateway } from './support/processes';
 import { requireWrk, runWrk, type WrkResult } from './support/wrk';
+import { createBenchDatabase, POSTGRES_ADMIN_URL } from './support/postgres-database';
 import { writeResults } from './support/results-file';
 
 type StoreKind = 'postgres' | 'pglite';
@@ -41,7 +40,6 @@ const SIZES = (process.env.BENCH_SCALE_ROWS ?? '100,1000000').split(',').map(Num
 const DURATION = process.env.BENCH_SCALE_DURATION ?? '4s';
 const REPEATS = Number(process.env.BENCH_SCALE_REPEATS ?? 3);
 const CONNECTIONS = Number(process.env.BENCH_SCALE_CONNECTIONS ?? 8);
-const ADMIN_URL = process.env.BENCH_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const PAGE = 20;
 
 /** Undo steps, run last-in first-out at the end and on Ctrl-C. */
@@ -84,23 +82,10 @@ async function freshStore(kind: StoreKind, rows: number): Promise<{ env: Record<
     cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
     return { env: { DATA_DIR: dataDir }, open: () => openPglite(dataDir) };
   }
-  const name = `asg_bench_scale_${process.pid}_${rows}`;
-  const admin = new Client({ connectionString: ADMIN_URL });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  cleanups.push(async () => {
-    const c = new Client({ connectionString: ADMIN_URL });
-    await c.connect();
-    await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-    await c.end();
-  });
-  const url = new URL(ADMIN_URL);
-  url.pathname = `/${name}`;
-  // A gateway on a shared database takes its secrets from the environment, never from its DATA_DIR.
-  const secrets = { SESSION_SECRET: randomBytes(32).toString('base64url'), KEY_HASH_SECRET: randomBytes(32).toString('base64url') };
-  return { env: { DATABASE_URL: url.toString(), ...secrets }, open: () => openPostgres({ connectionString: url.toString(), queryTimeoutMs: 600_000 }) };
+  const database = await createBenchDatabase(`asg_bench_scale_${process.pid}_${rows}`);
+  if (!database) throw new Error(`PostgreSQL does not answer at ${POSTGRES_ADMIN_URL} (BENCH_POSTGRES_URL)`);
+  cleanups.push(() => database.drop());
+  return { env: database.env, open: () => openPostgres({ connectionString: database.url, queryTimeoutMs: 600_000 }) };
 }
 
 /** The page must be a full 200 page, or the timing would measure something else. */
