@@ -8,7 +8,7 @@
  *
  * Paths measured, side by side in one run, all serving the same 20-pet JSON page:
  * - bare Node http serving the bytes from memory (the hit ceiling; also the fast upstream)
- * - a bare Node proxy to the fast upstream (the miss floor)
+ * - a bare Node proxy to the fast upstream (the miss floor), and http-proxy-middleware alone
  * - nginx proxy_cache hit and nginx reverse proxy to each upstream (the C anchors), when nginx exists
  * - the pet store called directly (the embedded upstream)
  * - the gateway: cache hit, and cache miss to the store and to the fast upstream, with the
@@ -23,7 +23,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildOnce, builtEntry, CLIENT_CORE, freePort, onCore, PINNED, SERVER_CORE, startGateway } from './support/processes';
-import { bareProxyScript, bytesServerScript, expressScript } from './support/reference-servers';
+import { bareProxyScript, bytesServerScript, expressScript, middlewareProxyScript } from './support/reference-servers';
 import { createBenchDatabase, type BenchDatabase } from './support/postgres-database';
 import { rssMb } from './support/machine';
 import { describeStalls, measureMachineStalls } from './support/machine-stalls';
@@ -183,6 +183,9 @@ async function main() {
   // The miss floor: bare Node proxying to it.
   const bareProxyPort = await freePort();
   const bareProxy = await startScript(bareProxyScript(fastPort, bareProxyPort));
+  // And http-proxy-middleware alone, as the gateway uses it: what the package costs by itself.
+  const middlewareProxyPort = await freePort();
+  const middlewareProxy = await startScript(middlewareProxyScript(fastPort, middlewareProxyPort));
   const expressPort = await freePort();
   const plainExpress = await startScript(expressScript(page, expressPort));
 
@@ -236,6 +239,7 @@ async function main() {
     { name: 'plain Express 5 app, same bytes', url: `http://127.0.0.1:${expressPort}/pets`, servers: () => [plainExpress.pid!] },
     { name: 'pet store called directly', url: `${store}/pets`, servers: () => [storeProcess.pid!] },
     withFastUpstream({ name: 'bare Node proxy, fast upstream (miss floor)', url: `http://127.0.0.1:${bareProxyPort}/pets`, servers: () => [bareProxy.pid!] }),
+    withFastUpstream({ name: 'http-proxy-middleware alone, fast upstream', url: `http://127.0.0.1:${middlewareProxyPort}/pets`, servers: () => [middlewareProxy.pid!] }),
     { name: 'gateway hit, in-process cache', ...gatewayPath('memory') },
     { name: 'gateway hit, Redis cache + Redis limiter', ...gatewayPath('redis') },
     { name: 'gateway miss, in-process', ...gatewayPath('memory-miss') },
@@ -297,6 +301,7 @@ async function main() {
     'A miss to the fast upstream counts the upstream\'s CPU with the server\'s (they share the core). Ratios are computed within each round, then the median is taken:',
     `- the machine's own stalls, with every server idle (${STALL_SECONDS} s, one clock-reading spinner per core), before the runs: ${describeStalls(stallsBefore)}; after them: ${describeStalls(stallsAfter)}`,
     `- **miss** (fast upstream, Redis limiter) / bare Node proxy: ${ratio(MISS, BARE_PROXY)} (target ≥ 0.75×); in-process: ${ratio('gateway miss, fast upstream, in-process', BARE_PROXY)}; CPU per request ${ratio(MISS, BARE_PROXY, 'cpuUs')}; p99 ${p99(MISS)} (target ≤ 10 ms; the bare proxy's ${p99(BARE_PROXY)})`,
+    `- http-proxy-middleware alone / bare Node proxy: ${ratio('http-proxy-middleware alone, fast upstream', BARE_PROXY)}; CPU per request ${ratio('http-proxy-middleware alone, fast upstream', BARE_PROXY, 'cpuUs')}; the gateway's miss / it: ${ratio(MISS, 'http-proxy-middleware alone, fast upstream')}`,
     `- **hit** (Redis) / bare Node: ${ratio(HIT, BARE)} (target ≥ 0.7×); in-process: ${ratio('gateway hit, in-process cache', BARE)}; CPU per request ${ratio(HIT, BARE, 'cpuUs')}; p99 ${p99(HIT)} (target ≤ 5 ms; bare Node's ${p99(BARE)})`,
     `- **one connection**, p50 added: miss ${added('gateway miss (fast, Redis), 1 connection', 'bare Node proxy, 1 connection')} over the bare Node proxy, hit ${added('gateway hit (Redis), 1 connection', 'bare Node, 1 connection')} over bare Node (target ≤ 0.1 ms each)`,
     `- against nginx: hit (Redis) / proxy_cache hit ${ratio(HIT, 'nginx proxy_cache hit')}; miss / reverse proxy to the fast upstream ${ratio(MISS, 'nginx reverse proxy, fast upstream')}; bare Node proxy / the same ${ratio(BARE_PROXY, 'nginx reverse proxy, fast upstream')}`,

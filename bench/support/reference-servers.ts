@@ -24,6 +24,20 @@ http.createServer((q, s) => {
 }).listen(${port}, '127.0.0.1', () => console.log('listening'));`;
 }
 
+/**
+ * http-proxy-middleware alone in front of the fast upstream, set up as the gateway's proxy step
+ * sets it up (a keep-alive agent, the target parsed once, req.url taken as the path, no plugins)
+ * but answering through its own pipe: what the package costs before the gateway adds anything.
+ */
+export function middlewareProxyScript(upstreamPort: number, port: number): string {
+  return `const http = require('node:http');
+const { createProxyMiddleware } = require('http-proxy-middleware');
+const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
+const target = { protocol: 'http:', host: '127.0.0.1:${upstreamPort}', hostname: '127.0.0.1', port: '${upstreamPort}', path: '' };
+const proxy = createProxyMiddleware({ target, toProxy: true, agent, ejectPlugins: true });
+http.createServer((q, s) => proxy(q, s, () => { s.statusCode = 404; s.end(); })).listen(${port}, '127.0.0.1', () => console.log('listening'));`;
+}
+
 /** A plain Express 5 app sending the same bytes: what a naive design gets, no auth, no limit. */
 export function expressScript(body: Buffer, port: number): string {
   return `const body = Buffer.from(${JSON.stringify(body.toString('base64'))}, 'base64');
