@@ -15,6 +15,10 @@ const SHOTS = {
     'keys-usage-key-desktop.png': 'keys-usage-key.png',
     'keys-usage-phone.png': 'keys-usage-phone.png',
   },
+  'test/browser/key-requests.test.ts': {
+    'keys-request-log-desktop.png': 'keys-request-log.png',
+    'keys-request-log-phone.png': 'keys-request-log-phone.png',
+  },
 };
 
 const run = spawnSync(process.execPath, [join(root, 'node_modules/jest/bin/jest.js'), '-i', ...Object.keys(SHOTS)], {
