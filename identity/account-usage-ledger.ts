@@ -1,3 +1,4 @@
+import { createBatchedWrites } from '../lib/batched-writes';
 import { ident, type Database } from '../db/database';
 import { KEYS_SCHEMA } from './migrations';
 import { monthOf, monthStart, nextMonthStart } from './month';
@@ -68,15 +69,6 @@ export function createAccountUsageLedger({ db, clock, flushIntervalMs, onFlushEr
   let earlier: MonthCounts[] = [];
   // A batch whose write failed, kept apart so new counts start fresh entries.
   let failed: Batch = new Map();
-  let flushTimer: NodeJS.Timeout | undefined;
-  let closed = false;
-  // Flushes and the reads that add unwritten counts to stored ones take turns (as key-usage-ledger.ts's do).
-  let turn: Promise<unknown> = Promise.resolve();
-  function inTurn<T>(fn: () => Promise<T>): Promise<T> {
-    const next = turn.then(fn, fn);
-    turn = next.catch(() => {});
-    return next;
-  }
 
   function monthAt(now: number): MonthCounts {
     if (now >= current.startsAt && now < current.endsAt) return current;
@@ -108,20 +100,12 @@ export function createAccountUsageLedger({ db, clock, flushIntervalMs, onFlushEr
       );
     } catch (err) {
       for (const { accountId, month, requests } of batch.values()) addTo(failed, accountId, month, requests);
-      scheduleFlush();
+      writes.schedule();
       throw err;
     }
   };
-  const flush = (): Promise<void> => inTurn(write);
-
-  function scheduleFlush(): void {
-    if (flushTimer || closed) return;
-    flushTimer = setTimeout(() => {
-      flushTimer = undefined;
-      flush().catch(onFlushError);
-    }, flushIntervalMs);
-    flushTimer.unref();
-  }
+  // Flushes and the reads that add unwritten counts to stored ones take turns.
+  const writes = createBatchedWrites(write, { intervalMs: flushIntervalMs, onError: onFlushError });
 
   function unwrittenIn(sources: { failed: Batch; months: MonthCounts[] }, accountId: string, month: string): number {
     let sum = sources.failed.get(`${accountId}|${month}`)?.requests ?? 0;
@@ -130,7 +114,7 @@ export function createAccountUsageLedger({ db, clock, flushIntervalMs, onFlushEr
   }
 
   async function readWithUnwritten<T>(read: () => Promise<T>) {
-    const { result, sources } = await inTurn(async () => ({ result: await read(), sources: { failed, months: [...earlier, current] } }));
+    const { result, sources } = await writes.inTurn(async () => ({ result: await read(), sources: { failed, months: [...earlier, current] } }));
     return { result, unwritten: (accountId: string, month: string) => unwrittenIn(sources, accountId, month) };
   }
 
@@ -141,7 +125,7 @@ export function createAccountUsageLedger({ db, clock, flushIntervalMs, onFlushEr
       if (!entry) {
         entry = { requests: 0 };
         months.counts.set(accountId, entry);
-        scheduleFlush();
+        writes.schedule();
       }
       entry.requests++;
     },
@@ -155,13 +139,7 @@ export function createAccountUsageLedger({ db, clock, flushIntervalMs, onFlushEr
       return Number(result[0]?.requests ?? 0) + unwritten(accountId, month);
     },
 
-    flush,
-
-    async close() {
-      closed = true;
-      if (flushTimer) clearTimeout(flushTimer);
-      flushTimer = undefined;
-      await flush();
-    },
+    flush: writes.flush,
+    close: writes.close,
   };
 }

@@ -1,3 +1,4 @@
+import { createBatchedWrites } from '../lib/batched-writes';
 import type { Database } from '../db/database';
 import { addOutcomes, countOutcome, type OutcomeCounts } from './daily-usage';
 
@@ -63,16 +64,6 @@ export function createDailyUsageLedger(deps: DailyUsageLedgerDeps): DailyUsageLe
   let earlier: DayTally[] = [];
   // A batch whose write failed: kept apart, merged into the next flush.
   let failed: DayTally[] = [];
-  let flushTimer: NodeJS.Timeout | undefined;
-  let closed = false;
-  // Flushes and reads take turns: a batch taken out of memory is then either in the table or still
-  // in memory whenever a read looks, never in both (counted twice) or in neither.
-  let turn: Promise<unknown> = Promise.resolve();
-  function inTurn<T>(fn: () => Promise<T>): Promise<T> {
-    const next = turn.then(fn, fn);
-    turn = next.catch(() => {});
-    return next;
-  }
 
   async function write(): Promise<void> {
     if (pending.size === 0 && earlier.length === 0 && failed.length === 0) return;
@@ -106,20 +97,12 @@ export function createDailyUsageLedger(deps: DailyUsageLedgerDeps): DailyUsageLe
       );
     } catch (err) {
       failed = batch;
-      scheduleFlush();
+      writes.schedule();
       throw err;
     }
   }
-  const flush = (): Promise<void> => inTurn(write);
-
-  function scheduleFlush(): void {
-    if (flushTimer || closed) return;
-    flushTimer = setTimeout(() => {
-      flushTimer = undefined;
-      flush().catch(onFlushError);
-    }, flushIntervalMs);
-    flushTimer.unref();
-  }
+  // Flushes and reads take turns (lib/batched-writes.ts says why).
+  const writes = createBatchedWrites(write, { intervalMs: flushIntervalMs, onError: onFlushError });
 
   function unwrittenOf(keyIds: Iterable<string>): DayTally[] {
     const wanted = new Set(keyIds);
@@ -140,25 +123,19 @@ export function createDailyUsageLedger(deps: DailyUsageLedgerDeps): DailyUsageLe
         if (tally !== undefined) earlier.push(tally);
         tally = { keyId, day, ok: 0, clientErrors: 0, rateLimited: 0, serverErrors: 0 };
         pending.set(keyId, tally);
-        scheduleFlush();
+        writes.schedule();
       }
       countOutcome(tally, status);
     },
 
     readWithUnwritten(read, keysOf) {
-      return inTurn(async () => {
+      return writes.inTurn(async () => {
         const result = await read();
         return { result, unwritten: unwrittenOf(keysOf(result)) };
       });
     },
 
-    flush,
-
-    async close() {
-      closed = true;
-      if (flushTimer) clearTimeout(flushTimer);
-      flushTimer = undefined;
-      await flush();
-    },
+    flush: writes.flush,
+    close: writes.close,
   };
 }

@@ -1,3 +1,4 @@
+import { createBatchedWrites } from '../lib/batched-writes';
 import type { Database } from '../db/database';
 
 /**
@@ -68,17 +69,6 @@ export function createKeyUsageLedger(deps: KeyUsageLedgerDeps): KeyUsageLedger {
   let pendingUsage = new Map<string, PendingUsage>();
   // Batches whose write failed, kept apart so new uses start fresh entries (with fresh times).
   let failedUsage = new Map<string, PendingUsage>();
-  let flushTimer: NodeJS.Timeout | undefined;
-  let closed = false;
-  // Flushes and the reads that add pending usage to stored usage take turns: a batch taken out
-  // of memory is then either in the table or back in memory whenever a list looks, never in
-  // both (counted twice) or in neither (counts dipping for a moment).
-  let usageTurn: Promise<unknown> = Promise.resolve();
-  function inUsageTurn<T>(fn: () => Promise<T>): Promise<T> {
-    const turn = usageTurn.then(fn, fn);
-    usageTurn = turn.catch(() => {});
-    return turn;
-  }
 
   const writeUsage = async (): Promise<void> => {
     if (pendingUsage.size === 0 && failedUsage.size === 0) return;
@@ -119,20 +109,13 @@ export function createKeyUsageLedger(deps: KeyUsageLedgerDeps): KeyUsageLedger {
     } catch (err) {
       // Kept for the next flush, which merges it with usage recorded meanwhile.
       failedUsage = batch;
-      scheduleFlush();
+      writes.schedule();
       throw err;
     }
   };
-  const flushUsage = (): Promise<void> => inUsageTurn(writeUsage);
-
-  function scheduleFlush(): void {
-    if (flushTimer || closed) return;
-    flushTimer = setTimeout(() => {
-      flushTimer = undefined;
-      flushUsage().catch(onFlushError);
-    }, flushIntervalMs);
-    flushTimer.unref();
-  }
+  // Flushes and the reads that add pending usage to stored usage take turns: a list never shows a
+  // batch counted twice, nor counts dipping for a moment (lib/batched-writes.ts).
+  const writes = createBatchedWrites(writeUsage, { intervalMs: flushIntervalMs, onError: onFlushError });
 
   return {
     // The gateway's hot path: one Map lookup and two increments. Allocation (an entry, the
@@ -142,24 +125,18 @@ export function createKeyUsageLedger(deps: KeyUsageLedgerDeps): KeyUsageLedger {
       if (!usage) {
         usage = { requests: 0, deprecatedCalls: 0, usedAt: now(), deprecatedAt: null };
         pendingUsage.set(keyId, usage);
-        scheduleFlush();
+        writes.schedule();
       }
       usage.requests++;
       if (deprecated && usage.deprecatedCalls++ === 0) usage.deprecatedAt = usage.requests === 1 ? usage.usedAt : now();
     },
 
     async readWithUnwritten(read) {
-      const { result, maps } = await inUsageTurn(async () => ({ result: await read(), maps: [pendingUsage, failedUsage] }));
+      const { result, maps } = await writes.inTurn(async () => ({ result: await read(), maps: [pendingUsage, failedUsage] }));
       return { result, unwritten: (keyId: string) => unwrittenUsage(keyId, maps) };
     },
 
-    flush: flushUsage,
-
-    async close() {
-      closed = true;
-      if (flushTimer) clearTimeout(flushTimer);
-      flushTimer = undefined;
-      await flushUsage();
-    },
+    flush: writes.flush,
+    close: writes.close,
   };
 }
