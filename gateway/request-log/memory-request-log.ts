@@ -4,7 +4,6 @@ import {
   MAX_RECORDS_PER_KEY,
   parseCursor,
   recordedPath,
-  type CacheStatus,
   type LoggedRequest,
   type RecordBatch,
   type RequestLogStore,
@@ -19,17 +18,9 @@ import {
 export const DEFAULT_MAX_RECORDS = 20_000;
 
 /** A request as the memory log keeps it, with its place in its key's log (`idMs` never decreases; `seq` counts within one ms). */
-interface StoredRecord {
+interface StoredRecord extends Omit<LoggedRequest, 'id'> {
   idMs: number;
   seq: number;
-  time: number;
-  method: string;
-  path: string;
-  status: number;
-  code: string | null;
-  latencyMs: number;
-  cache: CacheStatus | null;
-  requestId: string;
 }
 
 /** One key's last records, oldest first, in a ring that grows to `perKey` and then overwrites. */
@@ -102,27 +93,21 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
     append(batch, nowMs) {
       const { keyIds, count } = batch;
       const minMs = nowMs - maxAgeMs;
-      // Only each key's last `perKey` records of a batch would survive it: the others are skipped.
+      // Each key's records in the batch, counted down as they pass: only its last `perKey` would survive it.
       const inBatch = new Map<string, number>();
       for (let i = 0; i < count; i++) inBatch.set(keyIds[i]!, (inBatch.get(keyIds[i]!) ?? 0) + 1);
-      const toSkip = new Map<string, number>();
-      for (const [keyId, n] of inBatch) if (n > perKey) toSkip.set(keyId, n - perKey);
       for (let i = 0; i < count; i++) {
         const keyId = keyIds[i]!;
-        const skip = toSkip.get(keyId);
-        if (skip) {
-          toSkip.set(keyId, skip - 1);
-          continue;
-        }
+        const after = inBatch.get(keyId)! - 1; // the key's records after this one
+        inBatch.set(keyId, after);
+        if (after >= perKey) continue;
         let ring = rings.get(keyId);
-        if (ring) {
-          if (rings.size > 1) {
-            // Written now: to the end of the eviction order (once per key and batch, not per request).
-            rings.delete(keyId);
-            rings.set(keyId, ring);
-          }
-        } else {
+        if (!ring) {
           ring = { records: [], start: 0, size: 0 };
+          rings.set(keyId, ring);
+        } else if (after === 0 && rings.size > 1) {
+          // Written now: to the end of the eviction order, at its last record (once per key and batch, not per request).
+          rings.delete(keyId);
           rings.set(keyId, ring);
         }
         push(ring, batch, i);
