@@ -28,12 +28,35 @@ export class ResponseHeaders {
   }
 
   /**
+   * `writeHead` with another source's headers (an upstream's, lower-case names as Node parses
+   * them) after these, that source winning a name both set: still one list, one call.
+   */
+  writeHeadWith(res: ServerResponse, status: number, theirs: Readonly<Record<string, string | string[]>>): void {
+    const own = this.list;
+    const list: Array<string | number | string[]> = [];
+    for (let i = 0; i < own.length; i += 2) {
+      const name = own[i] as string;
+      if (theirs[lowerCase(name)] === undefined) list.push(name, own[i + 1]!);
+    }
+    for (const name in theirs) list.push(name, theirs[name]!);
+    res.writeHead(status, list);
+  }
+
+  /**
    * Hands the headers to the response one by one, for the paths that write it some other way
-   * (Error bodies, preflights, the proxy); headers set there afterwards win over these.
+   * (Error bodies); headers set there afterwards win over these.
    */
   applyTo(res: ServerResponse): void {
     const list = this.list;
     for (let i = 0; i < list.length; i += 2) res.setHeader(list[i] as string, list[i + 1]!);
     list.length = 0;
   }
+}
+
+// Steps set headers under a handful of literal names: each is lower-cased once, not per response.
+const LOWER_CASE = new Map<string, string>();
+function lowerCase(name: string): string {
+  let lower = LOWER_CASE.get(name);
+  if (lower === undefined) LOWER_CASE.set(name, (lower = name.toLowerCase()));
+  return lower;
 }

@@ -10,7 +10,6 @@ import type { UpstreamCall } from '../upstream/upstream-call';
 import { connectionTokens, HOP_BY_HOP } from '../upstream/hop-by-hop';
 import { createUpstreamRequestHeaders } from '../upstream/upstream-request-headers';
 import type { LinkRewriter } from '../upstream/upstream-links';
-import type { ResponseHeaders } from '../http/response-headers';
 
 export interface ProxyOptions {
   upstreamUrl: string;
@@ -137,7 +136,7 @@ export function proxyToUpstream({
     // Clients are promised an Error body with every error; an upstream that sends anything else is at fault.
     const errorToCheck = status >= 400 && req.method !== 'HEAD';
     if (!hook && !errorToCheck) {
-      res.writeHead(status, withStepHeaders(req.ctx.headers, headers));
+      req.ctx.headers.writeHeadWith(res, status, headers);
       proxyRes.pipe(res);
       proxyRes.once('aborted', () => res.destroy());
       return;
@@ -159,7 +158,7 @@ export function proxyToUpstream({
           req.ctx.errorCode = code; // the upstream's own Error, for the request log
         }
         headers['content-length'] = String(body.length);
-        res.writeHead(status, withStepHeaders(req.ctx.headers, headers));
+        req.ctx.headers.writeHeadWith(res, status, headers);
         res.end(body);
       },
       (err: unknown) => onError(new ApiError('bad_gateway', 'The upstream response was cut off.', { cause: err }), req, res),
@@ -275,22 +274,6 @@ function statusClass(status: number): UpstreamOutcome {
   if (status >= 400) return '4xx';
   if (status >= 300) return '3xx';
   return '2xx';
-}
-
-/**
- * The steps' headers (request id, rate limit, deprecation, CORS) and the upstream's as one flat
- * list for one \`writeHead\`, the upstream's winning a name both set: Node then validates and
- * stores none of them one by one (see http/response-headers.ts).
- */
-function withStepHeaders(steps: ResponseHeaders, upstream: Record<string, string | string[]>): Array<string | number | string[]> {
-  const list: Array<string | number | string[]> = [];
-  const own = steps.list;
-  for (let i = 0; i < own.length; i += 2) {
-    const name = own[i] as string;
-    if (upstream[name.toLowerCase()] === undefined) list.push(name, own[i + 1]!);
-  }
-  for (const name in upstream) list.push(name, upstream[name]!);
-  return list;
 }
 
 /** The upstream URL as http-proxy's options take it (url.parse's shape), so it is not parsed per request. */
