@@ -1,10 +1,11 @@
 import type { Plan } from '../../identity/plans';
 import { monthStart, nextMonthStart } from '../../identity/month';
-import { decimalText } from './decimal-text';
+import { fieldOf } from './rate-limit-headers';
 import type { RateDecision } from './rate-limiter';
 
 /** The per-minute budget of an account's keys in one environment. */
 export const MINUTE_POLICY = 'minute';
+export const MINUTE_WINDOW_SECONDS = 60;
 /** The monthly quota of an account, both environments together. */
 export const MONTH_POLICY = 'month';
 
@@ -14,7 +15,7 @@ export const MONTH_POLICY = 'month';
  * plan has a monthly quota.
  */
 export function planPolicy(plan: Pick<Plan, 'requestsPerMinute' | 'requestsPerMonth'>, now: number): string {
-  const minute = `"${MINUTE_POLICY}";q=${plan.requestsPerMinute};w=60`;
+  const minute = `"${MINUTE_POLICY}";q=${plan.requestsPerMinute};w=${MINUTE_WINDOW_SECONDS}`;
   if (plan.requestsPerMonth === null) return minute;
   const at = new Date(now);
   const monthSeconds = (nextMonthStart(at).getTime() - monthStart(at).getTime()) / 1000;
@@ -48,7 +49,3 @@ export function rateLimitField(perMinute: RateDecision, perMonth: RateDecision |
   return fieldOf(MINUTE_POLICY, perMinute);
 }
 
-/** `"month";r=0;t=30`: without String(n) of numbers that change per request (decimal-text.ts says why). */
-export function fieldOf(policy: string, decision: RateDecision): string {
-  return `"${policy}";r=${decimalText(decision.remaining)};t=${decimalText(decision.resetSeconds)}`;
-}

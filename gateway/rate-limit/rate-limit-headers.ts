@@ -14,12 +14,21 @@ export function policyHeader(limiter: RateLimiter): string {
   return `"${name}";q=${quota};w=${windowSeconds}`;
 }
 
+/** `"month";r=0;t=30`: without String(n) of numbers that change per request (decimal-text.ts says why). */
+export function fieldOf(policy: string, decision: RateDecision): string {
+  return `"${policy}";r=${decimalText(decision.remaining)};t=${decimalText(decision.resetSeconds)}`;
+}
+
+/** The 429 of a spent window, with Retry-After: the anonymous budget's and a plan's per-minute budget's alike. */
+export function rateLimited(quota: number, windowSeconds: number, decision: RateDecision): ApiError {
+  return new ApiError('rate_limited', `Rate limit of ${quota} requests per ${windowSeconds} seconds exceeded; retry in ${decision.resetSeconds} s.`, {
+    headers: { 'Retry-After': String(decision.resetSeconds) },
+  });
+}
+
 export function applyRateLimit(headers: ResponseHeaders, limiter: RateLimiter, policy: string, decision: RateDecision): void {
+  const { name, quota, windowSeconds } = limiter.policy;
   headers.set('RateLimit-Policy', policy);
-  headers.set('RateLimit', `"${limiter.policy.name}";r=${decimalText(decision.remaining)};t=${decision.resetSeconds}`);
-  if (!decision.allowed) {
-    throw new ApiError('rate_limited', `Rate limit of ${limiter.policy.quota} requests per ${limiter.policy.windowSeconds} seconds exceeded; retry in ${decision.resetSeconds} s.`, {
-      headers: { 'Retry-After': String(decision.resetSeconds) },
-    });
-  }
+  headers.set('RateLimit', fieldOf(name, decision));
+  if (!decision.allowed) throw rateLimited(quota, windowSeconds, decision);
 }

@@ -2,7 +2,8 @@ import { ApiError } from '../../lib/api-error';
 import { nextMonthStart } from '../../identity/month';
 import type { Plan, PlanBook } from '../../identity/plans';
 import type { BudgetLeases } from '../rate-limit/budget-leases';
-import { createPlanPolicies, fieldOf, MONTH_POLICY, rateLimitField } from '../rate-limit/plan-policies';
+import { createPlanPolicies, MINUTE_WINDOW_SECONDS, MONTH_POLICY, rateLimitField } from '../rate-limit/plan-policies';
+import { fieldOf, rateLimited } from '../rate-limit/rate-limit-headers';
 import type { RateDecision } from '../rate-limit/rate-limiter';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import { whenReady, type GatewayRequest, type Next, type Step } from '../pipeline/pipeline';
@@ -24,12 +25,6 @@ export interface AccountLimitsOptions {
   /** Epoch ms, the clock the monthly quota counts by: the month in `RateLimit-Policy` and when the quota renews. */
   clock: () => number;
   metrics: Pick<GatewayMetrics, 'rateLimited'>;
-}
-
-function minuteRefusal(plan: Plan, decision: RateDecision): ApiError {
-  return new ApiError('rate_limited', `Rate limit of ${plan.requestsPerMinute} requests per 60 seconds exceeded; retry in ${decision.resetSeconds} s.`, {
-    headers: { 'Retry-After': String(decision.resetSeconds) },
-  });
 }
 
 function quotaRefusal(plan: Plan, decision: RateDecision, now: number): ApiError {
@@ -63,7 +58,7 @@ export function rateLimitPerAccount({ plans, minute, month, usage, clock, metric
     headers.set('RateLimit', rateLimitField(perMinute, perMonth));
     if (!perMinute.allowed) {
       metrics.rateLimited('key');
-      throw minuteRefusal(plan, perMinute);
+      throw rateLimited(plan.requestsPerMinute, MINUTE_WINDOW_SECONDS, perMinute);
     }
     if (perMonth && !perMonth.allowed) {
       metrics.rateLimited('quota');
