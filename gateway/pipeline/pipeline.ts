@@ -8,6 +8,9 @@ import type { UpstreamCall } from '../upstream/upstream-call';
 
 export type { Environment };
 
+/** The list cache's answer to a request (`X-Cache`). */
+export type CacheStatus = 'HIT' | 'MISS';
+
 /** What the pipeline learns about a request as it goes; one object, created by the front handler. */
 export interface RequestContext {
   readonly requestId: string;
@@ -48,7 +51,7 @@ export interface RequestContext {
   /** The code of the Error body the client was sent, by the gateway or the upstream (for the request log). */
   errorCode?: ErrorCode;
   /** The list cache's answer (`X-Cache`); undefined where the cache does not serve. */
-  cacheStatus?: 'HIT' | 'MISS';
+  cacheStatus?: CacheStatus;
 }
 
 export interface UpstreamResponse {

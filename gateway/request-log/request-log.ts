@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../../lib/api-error';
+import type { CacheStatus } from '../pipeline/pipeline';
 
 /** A key's log keeps its last this many requests… */
 export const MAX_RECORDS_PER_KEY = 1000;
@@ -7,7 +8,7 @@ export const MAX_RECORD_AGE_MS = 24 * 60 * 60 * 1000;
 /** The path and query are recorded up to this many characters (a query is the client's to make long). */
 export const MAX_RECORDED_PATH = 512;
 
-export type CacheStatus = 'HIT' | 'MISS';
+export type { CacheStatus };
 /** An outcome to filter by: `2xx` counts 3xx too, `4xx` leaves 429 out. */
 export type StatusFilter = '2xx' | '4xx' | '429' | '5xx';
 export const STATUS_FILTERS: readonly StatusFilter[] = ['2xx', '4xx', '429', '5xx'];

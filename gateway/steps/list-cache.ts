@@ -5,7 +5,7 @@ import { normalisedQueryKey, type CacheLookup, type CachedResponse, type ListCac
 import { unshareableReason } from '../cache/shareable-response';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { ApiOperation } from '../../openapi/operations';
-import type { GatewayRequest, Next, RequestContext, Step } from '../pipeline/pipeline';
+import type { CacheStatus, GatewayRequest, Next, RequestContext, Step } from '../pipeline/pipeline';
 import type { SendAtTurnEnd } from '../pipeline/turn-end-writer';
 
 export interface ListCacheOptions {
@@ -271,7 +271,7 @@ function sendCached(send: SendAtTurnEnd, req: GatewayRequest, res: ServerRespons
 }
 
 /** How the cache answered, told to the client (`X-Cache`) and to the request log. */
-function tellCache(ctx: RequestContext, verdict: 'HIT' | 'MISS'): void {
+function tellCache(ctx: RequestContext, verdict: CacheStatus): void {
   ctx.cacheStatus = verdict;
   ctx.headers.set('X-Cache', verdict);
 }
