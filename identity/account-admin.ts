@@ -2,10 +2,11 @@ import { ident, type Database, type Queryable } from '../db/database';
 import { ApiError } from '../lib/api-error';
 import type { AuditContext, AuditLog } from './audit-log';
 import { KEYS_SCHEMA } from './migrations';
+import { dateOrNull } from './api-key-service';
 import { adminKeyView, ADMIN_KEY_COLUMNS, type AdminKeyRow, type AdminKeyView } from './admin-key-view';
 import { PLAN_NAME, type PlanService } from './plans';
 import { accountChanged, type RevocationBus } from './revocation-bus';
-import { monthStart } from './month';
+import { monthOf } from './month';
 
 export type AccountStatus = 'active' | 'suspended';
 
@@ -70,8 +71,6 @@ interface OverviewRow {
   requests_this_month: string | number;
 }
 
-const dateOrNull = (value: Date | string | null) => (value === null ? null : new Date(value));
-
 const toOverview = (row: OverviewRow): AccountOverview => ({
   id: Number(row.id),
   email: row.email,
@@ -97,7 +96,7 @@ export function createAccountAdmin({ db, audit, plans, bus, now }: AccountAdminD
     FROM ${accounts} a`;
 
   async function overview(id: number, tx: Queryable = db): Promise<AccountOverview | null> {
-    const [row] = await tx.query<OverviewRow>(`${overviewSelect} WHERE a.id = $2`, [thisMonth(now()), id]);
+    const [row] = await tx.query<OverviewRow>(`${overviewSelect} WHERE a.id = $2`, [monthOf(now()), id]);
     return row ? toOverview(row) : null;
   }
 
@@ -117,7 +116,7 @@ export function createAccountAdmin({ db, audit, plans, bus, now }: AccountAdminD
 
   return {
     async list({ email, limit, after }) {
-      const params: unknown[] = [thisMonth(now()), limit + 1];
+      const params: unknown[] = [monthOf(now()), limit + 1];
       const where: string[] = [];
       if (email !== undefined) where.push(`a.email = $${params.push(email.trim().toLowerCase().normalize('NFC'))}`);
       if (after !== undefined) where.push(`a.id > $${params.push(after)}`);
@@ -184,7 +183,6 @@ export function createAccountAdmin({ db, audit, plans, bus, now }: AccountAdminD
   };
 }
 
-const thisMonth = (at: Date) => monthStart(at).toISOString().slice(0, 10);
 
 function validId(id: number): boolean {
   return Number.isSafeInteger(id) && id >= 1;

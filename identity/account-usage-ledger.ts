@@ -60,7 +60,6 @@ export interface AccountUsageLedger {
 }
 
 export function createAccountUsageLedger({ db, clock, flushIntervalMs, onFlushError }: AccountUsageLedgerDeps): AccountUsageLedger {
-  if (!Number.isInteger(flushIntervalMs) || flushIntervalMs < 1) throw new Error('flushIntervalMs must be a positive integer');
   const schema = ident(KEYS_SCHEMA);
   const table = `${schema}.account_usage_months`;
 

@@ -1,5 +1,5 @@
 import type { Environment } from '../openapi/environments';
-import { keyStatus, type KeyStatus } from './api-key-service';
+import { dateOrNull, keyStatus, type KeyStatus } from './api-key-service';
 
 /** A key as the operator sees it: everything but the secret, which is never stored. */
 export interface AdminKeyView {
@@ -35,7 +35,6 @@ export interface AdminKeyRow {
 export const ADMIN_KEY_COLUMNS =
   'id, account_id, name, prefix, environment, created_at, last_used_at, expires_at, revoked_at, revocation_reason, requests, deprecated_calls';
 
-const dateOrNull = (value: Date | string | null) => (value === null ? null : new Date(value));
 
 export function adminKeyView(row: AdminKeyRow, now: Date): AdminKeyView {
   const expiresAt = dateOrNull(row.expires_at);

@@ -233,7 +233,7 @@ interface KeyRow {
 }
 
 
-const dateOrNull = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
+export const dateOrNull = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
 
 export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
   const { db, revocations, audit } = deps;

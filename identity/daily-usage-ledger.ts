@@ -56,7 +56,6 @@ function mergeTallies(tallies: Iterable<DayTally>): DayTally[] {
 
 export function createDailyUsageLedger(deps: DailyUsageLedgerDeps): DailyUsageLedger {
   const { db, table, keysTable, today, flushIntervalMs, onFlushError } = deps;
-  if (!Number.isInteger(flushIntervalMs) || flushIntervalMs < 1) throw new Error('flushIntervalMs must be a positive integer');
 
   // Today's tally of each key used since the last flush, counted in place.
   let pending = new Map<string, DayTally>();

@@ -40,8 +40,7 @@ export interface KeyAdminDeps {
   now: () => Date;
 }
 
-/** The shortest prefix searched: the environment's `asg_prod_`/`asg_stag_` and one character of the key. */
-export const MIN_PREFIX_SEARCH = 10;
+/** A prefix searched: the environment's `asg_prod_`/`asg_stag_` and 1 to 6 characters of the key. */
 const PREFIX_SEARCH = /^asg_(prod|stag)_[A-Za-z0-9_-]{1,6}$/;
 
 const keyNotFound = () => new ApiError('not_found', 'No API key with this id exists.');

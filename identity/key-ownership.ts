@@ -1,7 +1,6 @@
 import { ident, type Database } from '../db/database';
+import { KEY_ID_SHAPE } from './api-key-service';
 import { KEYS_SCHEMA } from './migrations';
-
-const KEY_ID_SHAPE = /^key_[A-Za-z0-9_-]{16}$/;
 
 /** Whether an account holds a key (revoked and expired keys included): what a key's own pages are shown by. */
 export type KeyOwnership = (accountId: number, keyId: string) => Promise<boolean>;

@@ -63,7 +63,6 @@ export interface KeyUsageLedger {
 
 export function createKeyUsageLedger(deps: KeyUsageLedgerDeps): KeyUsageLedger {
   const { db, table, now, flushIntervalMs, onFlushError } = deps;
-  if (!Number.isInteger(flushIntervalMs) || flushIntervalMs < 1) throw new Error('flushIntervalMs must be a positive integer');
 
   // Usage waits here (key id → counts and latest times) and is added to the table in batches.
   let pendingUsage = new Map<string, PendingUsage>();

@@ -68,7 +68,7 @@ const toPlan = (row: PlanRow): Plan => ({
   updatedAt: new Date(row.updated_at),
 });
 
-export function readPlanLimits(limits: PlanLimits): PlanLimits {
+function readPlanLimits(limits: PlanLimits): PlanLimits {
   const { requestsPerMinute: perMinute, requestsPerMonth: perMonth } = limits;
   if (!Number.isSafeInteger(perMinute) || perMinute < 1 || perMinute > MAX_REQUESTS_PER_MINUTE) {
     throw new ApiError('invalid_request', `requestsPerMinute must be an integer from 1 to ${MAX_REQUESTS_PER_MINUTE}.`);
