@@ -101,11 +101,11 @@ export function createAccountAdmin({ db, audit, plans, bus, now }: AccountAdminD
   }
 
   /** Runs a change on a locked account row, audits it in the same transaction, and tells every process. */
-  async function change(id: number, apply: (tx: Queryable, before: AccountOverview) => Promise<void>): Promise<AccountOverview> {
+  async function change(id: number, apply: (tx: Queryable, before: Pick<AccountOverview, 'status' | 'plan'>) => Promise<void>): Promise<AccountOverview> {
     if (!validId(id)) throw notFound();
     const after = await db.transaction(async (tx) => {
-      await tx.query(`SELECT id FROM ${accounts} WHERE id = $1 FOR UPDATE`, [id]);
-      const before = await overview(id, tx);
+      // The lock and what the change decides by, in one statement; the overview is read once, after it.
+      const [before] = await tx.query<{ status: AccountStatus; plan: string }>(`SELECT status, plan FROM ${accounts} WHERE id = $1 FOR UPDATE`, [id]);
       if (!before) throw notFound();
       await apply(tx, before);
       return (await overview(id, tx))!;
