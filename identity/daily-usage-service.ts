@@ -120,16 +120,20 @@ export function createDailyUsageService(deps: DailyUsageServiceDeps): DailyUsage
     async forAccount(accountId, days) {
       const { first, last } = dayWindow(days);
       const { result, unwritten } = await ledger.readWithUnwritten(
-        async () => ({
-          keys: await db.query<{ id: string }>(`SELECT id FROM ${keysTable} WHERE account_id = $1`, [accountId]),
-          rows: await db.query<DayRow>(
-            `SELECT d.day - DATE '1970-01-01' AS day, ${sums}
-             FROM ${table} d
-             WHERE d.account_id = $1 AND d.day BETWEEN DATE '1970-01-01' + $2::int AND DATE '1970-01-01' + $3::int
-             GROUP BY d.day`,
-            [accountId, first, last],
-          ),
-        }),
+        async () => {
+          // Neither query waits for the other: on PostgreSQL they run on two pooled connections.
+          const [keys, rows] = await Promise.all([
+            db.query<{ id: string }>(`SELECT id FROM ${keysTable} WHERE account_id = $1`, [accountId]),
+            db.query<DayRow>(
+              `SELECT d.day - DATE '1970-01-01' AS day, ${sums}
+               FROM ${table} d
+               WHERE d.account_id = $1 AND d.day BETWEEN DATE '1970-01-01' + $2::int AND DATE '1970-01-01' + $3::int
+               GROUP BY d.day`,
+              [accountId, first, last],
+            ),
+          ]);
+          return { keys, rows };
+        },
         ({ keys }) => keys.map((k) => k.id),
       );
       return fillDays(sumByDay(result.rows, unwritten.filter((t) => t.day >= first && t.day <= last)), first, last);
