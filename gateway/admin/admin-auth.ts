@@ -1,8 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
-import { RateLimiterRes } from 'rate-limiter-flexible';
-import { describeWait, type Limiter } from '../../identity/limit-refusal';
+import { consumeOrRefuse, type Limiter } from '../../identity/limit-refusal';
 import { ApiError } from '../../lib/api-error';
 import type { AdminToken } from '../config';
 import { adminState } from './admin-state';
@@ -49,15 +48,7 @@ export function requireAdminToken({ tokens, failures, clientKey }: AdminAuthOpti
     // Without a token nothing is guessed, so nothing is counted.
     if (presented === undefined) throw unauthorized('The admin API requires "Authorization: Bearer <ADMIN_TOKEN>".');
     const client = clientKey(req);
-    try {
-      await failures.consume(client);
-    } catch (rejection) {
-      if (!(rejection instanceof RateLimiterRes)) throw rejection;
-      const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-      throw new ApiError('rate_limited', `Too many wrong admin tokens from your address. Try again in ${describeWait(seconds)}.`, {
-        headers: { 'Retry-After': String(seconds) },
-      });
-    }
+    await consumeOrRefuse(failures, client, (wait) => `Too many wrong admin tokens from your address. Try again in ${wait}.`);
     const label = labelOf(presented);
     if (label === undefined) throw unauthorized('This admin token is not valid.');
     await failures.reward(client);
