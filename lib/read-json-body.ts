@@ -41,6 +41,12 @@ export async function readJsonBody(req: IncomingMessage, limit = MAX_BODY_BYTES)
   }
 }
 
+/** Whether the request says it has a body: any Transfer-Encoding, or a Content-Length other than 0. */
+export function declaresBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
+}
+
 function tooLarge(limit: number): ApiError {
   return new ApiError('payload_too_large', `The request body must not exceed ${limit / 1024} KiB.`);
 }

@@ -1,8 +1,7 @@
-import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { ApiError } from '../../lib/api-error';
 import { quotedInMessage } from '../../lib/plain-text';
-import { readJsonBody } from '../../lib/read-json-body';
+import { declaresBody, readJsonBody } from '../../lib/read-json-body';
 import type { OpenApiDocument } from '../../openapi/document';
 import { eachOperation } from '../../openapi/each-operation';
 import { compileOperations } from '../../openapi/operations';
@@ -76,9 +75,4 @@ function requiredBodies(document: OpenApiDocument): Map<string, boolean> {
     required.set(String(op.operationId), (op.requestBody as { required?: boolean } | undefined)?.required === true);
   });
   return required;
-}
-
-function declaresBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
 }

@@ -1,6 +1,5 @@
-import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../../lib/api-error';
-import { readJsonBody } from '../../lib/read-json-body';
+import { declaresBody, readJsonBody } from '../../lib/read-json-body';
 import { unsupportedExpectation } from '../http/expect-continue';
 import type { Step } from '../pipeline/pipeline';
 
@@ -32,9 +31,4 @@ export function validateRequest({ maxBodyBytes }: { maxBodyBytes: number }): Ste
       next();
     });
   };
-}
-
-function declaresBody(req: IncomingMessage): boolean {
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && Number(length) !== 0);
 }
