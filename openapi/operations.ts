@@ -32,6 +32,8 @@ export interface ApiOperation {
   /** From `x-stability`: beta, experimental. */
   readonly stability?: string;
   readonly acceptsBody: boolean;
+  /** From `requestBody.required`: the body may not be left out (an optional one may). */
+  readonly requiresBody: boolean;
   /** Parses and validates the query string; returns typed values with defaults applied. */
   parseQuery(search: URLSearchParams): Record<string, unknown>;
   /** Validates the raw path segments; returns typed values. */
@@ -123,7 +125,8 @@ function compileOperation(
   const validators = new Map<string, ValidateFunction>();
   for (const p of parameters) if (p.schema) validators.set(`${p.in}:${p.name}`, compiler.compile(p.schema));
 
-  const content = (op.requestBody as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
+  const requestBody = op.requestBody as { required?: boolean; content?: Record<string, { schema?: unknown }> } | undefined;
+  const content = requestBody?.content;
   const bodySchema = content?.['application/json']?.schema;
   const bodyValidator = bodySchema ? compiler.compile(bodySchema) : null;
   const operationId = String(op.operationId);
@@ -153,6 +156,7 @@ function compileOperation(
     invalidatesCache: readInvalidates(operationId, op['x-cache-invalidates']),
     stability: typeof op['x-stability'] === 'string' ? op['x-stability'] : undefined,
     acceptsBody: bodyValidator !== null,
+    requiresBody: requestBody?.required === true,
     parseQuery(search: URLSearchParams) {
       const out: Record<string, unknown> = {};
       for (const name of new Set(search.keys())) {

@@ -3,7 +3,6 @@ import { ApiError } from '../../lib/api-error';
 import { quotedInMessage } from '../../lib/plain-text';
 import { declaresBody, readJsonBody } from '../../lib/read-json-body';
 import type { OpenApiDocument } from '../../openapi/document';
-import { eachOperation } from '../../openapi/each-operation';
 import { compileOperations } from '../../openapi/operations';
 import type { AdminHandler } from './admin-handlers';
 import { adminState } from './admin-state';
@@ -28,7 +27,6 @@ export interface AdminRoutesOptions {
  */
 export function adminRoutes({ document, handlers, basePath, ownUrl, maxBodyBytes }: AdminRoutesOptions): RequestHandler {
   const table = compileOperations(document);
-  const bodyRequired = requiredBodies(document);
   const operationIds = table.operations.map((op) => op.operationId);
   const missing = operationIds.filter((id) => !handlers[id]);
   const extra = Object.keys(handlers).filter((id) => !operationIds.includes(id));
@@ -50,7 +48,7 @@ export function adminRoutes({ document, handlers, basePath, ownUrl, maxBodyBytes
     let body: unknown;
     if (!operation.acceptsBody) {
       if (declaresBody(req)) throw new ApiError('invalid_request', `${operation.method} ${basePath}${operation.pathTemplate} takes no request body.`);
-    } else if (declaresBody(req) || bodyRequired.get(operation.operationId)) {
+    } else if (declaresBody(req) || operation.requiresBody) {
       body = (await readJsonBody(req, maxBodyBytes)).value;
       operation.checkBody(body);
     }
@@ -66,13 +64,4 @@ export function adminRoutes({ document, handlers, basePath, ownUrl, maxBodyBytes
     if (reply.body === undefined) res.status(reply.status).end();
     else res.status(reply.status).json(reply.body);
   };
-}
-
-/** Whether each operation's request body is required (`requestBody.required`); an optional one may be left out. */
-function requiredBodies(document: OpenApiDocument): Map<string, boolean> {
-  const required = new Map<string, boolean>();
-  eachOperation(document, (op) => {
-    required.set(String(op.operationId), (op.requestBody as { required?: boolean } | undefined)?.required === true);
-  });
-  return required;
 }
