@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { AccountDetail, AccountSummary } from '../api-types';
 import { accountId, DEFAULT_LIST_LIMIT, listLimit, reason } from '../arguments';
-import { noteMore, printJson, type CliContext } from '../context';
+import { printJson, printList, type CliContext } from '../context';
 import { when } from '../display';
 import { CliError } from '../errors';
 import { renderFields, renderTable } from '../table';
@@ -51,10 +51,8 @@ export function addAccountsCommand(parent: Command, context: CliContext): void {
     .option('--limit <n>', 'at most this many accounts', listLimit, DEFAULT_LIST_LIMIT)
     .option('--json', 'print the API\'s JSON')
     .action(async (options: { email?: string; limit: number; json?: boolean }) => {
-      const { items, more } = await context.client().list<AccountSummary>('admin/v1/accounts', { email: options.email }, options.limit);
-      if (options.json) printJson(context, items);
-      else context.out(items.length ? accountTable(items) : 'No accounts.\n');
-      noteMore(context, more, items.length, 'accounts');
+      const list = await context.client().list<AccountSummary>('admin/v1/accounts', { email: options.email }, options.limit);
+      printList(context, list, options.json, { table: accountTable, none: 'No accounts.\n', what: 'accounts' });
     });
 
   accounts

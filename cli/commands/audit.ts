@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { AuditEntry } from '../api-types';
 import { accountId, listLimit } from '../arguments';
-import { noteMore, printJson, type CliContext } from '../context';
+import { printList, type CliContext } from '../context';
 import { details, when } from '../display';
 import { renderTable } from '../table';
 
@@ -24,9 +24,7 @@ export function addAuditCommand(parent: Command, context: CliContext): void {
     .option('--limit <n>', 'at most this many entries', listLimit, DEFAULT_AUDIT_LIMIT)
     .option('--json', 'print the API\'s JSON')
     .action(async (options: { account?: number; limit: number; json?: boolean }) => {
-      const { items, more } = await context.client().list<AuditEntry>('admin/v1/audit', { accountId: options.account }, options.limit);
-      if (options.json) printJson(context, items);
-      else context.out(items.length ? auditTable(items) : 'No audit entries.\n');
-      noteMore(context, more, items.length, 'entries');
+      const list = await context.client().list<AuditEntry>('admin/v1/audit', { accountId: options.account }, options.limit);
+      printList(context, list, options.json, { table: auditTable, none: 'No audit entries.\n', what: 'entries' });
     });
 }

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { AdminKey, SecretReport } from '../api-types';
 import { DEFAULT_LIST_LIMIT, listLimit, reason, refuseSecret } from '../arguments';
-import { noteMore, printJson, type CliContext } from '../context';
+import { printJson, printList, type CliContext } from '../context';
 import { when } from '../display';
 import { readSecret } from '../secret-source';
 import { renderTable } from '../table';
@@ -27,10 +27,8 @@ export function addKeysCommand(parent: Command, context: CliContext): void {
     .option('--json', 'print the API\'s JSON')
     .action(async (prefix: string, options: { limit: number; json?: boolean }) => {
       refuseSecret(prefix, 'the prefix the portal shows ("asg_prod_" and up to 6 more characters)');
-      const { items, more } = await context.client().list<AdminKey>('admin/v1/keys', { prefix }, options.limit);
-      if (options.json) printJson(context, items);
-      else context.out(items.length ? keyTable(items) : 'No keys.\n');
-      noteMore(context, more, items.length, 'keys');
+      const list = await context.client().list<AdminKey>('admin/v1/keys', { prefix }, options.limit);
+      printList(context, list, options.json, { table: keyTable, none: 'No keys.\n', what: 'keys' });
     });
 
   keys
