@@ -1,16 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADMIN_DOCUMENT_PATH, loadOpenApiDocument } from '../../openapi/document';
 import { createAdminApp } from '../admin/admin-app';
-import { ADMIN_FAILURE_WINDOW_SECONDS, MAX_ADMIN_TOKEN_FAILURES } from '../admin/admin-auth';
 import { clientKey } from '../http/client-ip';
 import { refuseMalformedHead, type CountRefusal } from '../http/malformed-requests';
-import { createLimiterFactory } from '../rate-limit/limiter-factory';
 import type { Wiring } from './context';
 import type { Identity } from './identity';
 import type { RequestLog } from './request-log';
 import { rootCause } from './root-cause';
 import { createHttpServer, listenAt } from './server';
-import type { Stores } from './stores';
 
 /** Admin requests are short: a stop waits this long at most for those in flight. */
 const ADMIN_DRAIN_MS = 2000;
@@ -22,7 +19,7 @@ const ADMIN_DRAIN_MS = 2000;
  */
 export async function startAdminListener(
   w: Wiring,
-  { identity, redis, requestLog }: { identity: Identity; redis: Stores['redis']; requestLog: RequestLog },
+  { identity, requestLog }: { identity: Identity; requestLog: RequestLog },
 ): Promise<string | undefined> {
   const { config, logger, defer } = w;
   if (config.adminTokens.length === 0) return undefined;
@@ -37,11 +34,7 @@ export async function startAdminListener(
   defer(() => drainer.drain(Math.min(config.shutdownTimeoutMs, ADMIN_DRAIN_MS)).then(() => {}));
   const app = createAdminApp({
     tokens: config.adminTokens,
-    failures: createLimiterFactory({ redis: redis?.publisher, keyPrefix: config.redisKeyPrefix })({
-      keyPrefix: 'admin_auth_fail',
-      points: MAX_ADMIN_TOKEN_FAILURES,
-      duration: ADMIN_FAILURE_WINDOW_SECONDS,
-    }),
+    failures: identity.limiters.adminAuthFailures,
     // The socket's address even with TRUST_PROXY: the admin listener is not behind the load balancer, and a forged X-Forwarded-For must not escape the count.
     clientKey: (req) => clientKey(req, false),
     services: { ...identity.admin, requestLog },

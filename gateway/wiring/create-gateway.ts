@@ -94,7 +94,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     const app = createPortalApp(w, { stores, identity, document, operations, prefixes, registry, publicUrl, requestLog });
     http.server.on('request', createFrontHandler(mounts, app, refusedEarly));
     const metricsUrl = await startMetricsListener(w, registry);
-    const adminUrl = await startAdminListener(w, { identity, redis: stores.redis, requestLog });
+    const adminUrl = await startAdminListener(w, { identity, requestLog });
     const admin = adminUrl ? `${adminUrl}/admin/v1/ (contract: ${adminUrl}/openapi.json)` : ADMIN_OFF;
     logger.info({ url, bound, publicUrl, upstreams: stores.upstreams.urls, database: stores.db.kind, metricsUrl, admin }, 'gateway listening');
     return { url, port, metricsUrl, adminUrl, bound };

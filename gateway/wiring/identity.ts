@@ -17,6 +17,7 @@ import { createSessionService } from '../../identity/session-service';
 import { schedulePurgeOfSessions } from '../../identity/session-purge';
 import { createSignupLimiter } from '../../identity/signup-limiter';
 import { ENVIRONMENTS, type Environment } from '../../openapi/environments';
+import { ADMIN_FAILURE_WINDOW_SECONDS, MAX_ADMIN_TOKEN_FAILURES } from '../admin/admin-auth';
 import { createBudgetLeases, type BudgetLeases } from '../rate-limit/budget-leases';
 import { createCounter, createLimiterFactory, leaseCounter } from '../rate-limit/limiter-factory';
 import { createMonthCounter } from '../rate-limit/month-counter';
@@ -119,8 +120,9 @@ function createLimiters(
   redis: NonNullable<Stores['redis']>['publisher'] | undefined,
   quota: { seed: (accountId: string, month: string) => Promise<number>; clockMs: () => number },
 ) {
+  const createLimiter = createLimiterFactory({ redis, keyPrefix: config.redisKeyPrefix });
   const portalLimits = {
-    createLimiter: createLimiterFactory({ redis, keyPrefix: config.redisKeyPrefix }),
+    createLimiter,
     maxInFlightPerIp: config.passwordAttemptsInFlightPerIp,
   };
   // The plan sets the limit, which the leases apply: the counter only counts (it never refuses).
@@ -142,5 +144,7 @@ function createLimiters(
     anonymous: createRateLimiter({ name: 'anonymous', quota: config.anonymousRateLimitPerMinute, windowSeconds: 60, keyPrefix: `${config.redisKeyPrefix}rl:ip`, redis }),
     login: createLoginLimiter(portalLimits),
     signup: createSignupLimiter(portalLimits),
+    /** Per client address, wrong admin tokens (admin-auth.ts). */
+    adminAuthFailures: createLimiter({ keyPrefix: 'admin_auth_fail', points: MAX_ADMIN_TOKEN_FAILURES, duration: ADMIN_FAILURE_WINDOW_SECONDS }),
   };
 }
