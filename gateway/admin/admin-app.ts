@@ -5,7 +5,7 @@ import { createErrorReporter } from '../../lib/report-error';
 import { requestIdOf } from '../../lib/request-id';
 import type { OpenApiDocument } from '../../openapi/document';
 import { documentRoutes } from '../../openapi/document-routes';
-import { unsupportedExpectation } from '../http/expect-continue';
+import { refuseUnmetExpectation } from '../http/expect-continue';
 import { requireAdminToken, type AdminAuthOptions } from './admin-auth';
 import { createAdminHandlers, type AdminServices } from './admin-handlers';
 import { adminRoutes } from './admin-routes';
@@ -33,9 +33,7 @@ export function createAdminApp(deps: AdminAppDeps): express.Express {
   app.disable('x-powered-by');
   app.disable('etag');
   app.use(startAdminRequest(deps.logger));
-  app.use(function refuseUnmetExpectation(req, _res, next) {
-    next(unsupportedExpectation(req));
-  });
+  app.use(refuseUnmetExpectation);
   app.use(documentRoutes(deps.document));
   app.use(requireAdminToken(deps));
   app.use(

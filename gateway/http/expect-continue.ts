@@ -1,4 +1,5 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { RequestHandler } from 'express';
 import { ApiError } from '../../lib/api-error';
 import { quotedInMessage } from '../../lib/plain-text';
 
@@ -35,6 +36,11 @@ export function unsupportedExpectation(req: IncomingMessage): ApiError | undefin
   if (expect === undefined || CONTINUE.test(expect)) return undefined;
   return new ApiError('expectation_failed', `Only "Expect: 100-continue" is supported; this request expected "${quotedInMessage(expect)}".`);
 }
+
+/** Express middleware for the portal and admin apps: passes on the 417 of `unsupportedExpectation` as an error, or goes on. */
+export const refuseUnmetExpectation: RequestHandler = function refuseUnmetExpectation(req, _res, next) {
+  next(unsupportedExpectation(req));
+};
 
 /** What Node itself takes for 100-continue (its continueExpression). */
 const CONTINUE = /(?:^|\W)100-continue(?:$|\W)/i;

@@ -11,7 +11,7 @@ import { createKeyOwnership } from '../../identity/key-ownership';
 import { createApiDocs } from '../../portal/api-docs';
 import { createPortal, createPortalAssets } from '../../portal/create-portal';
 import { clientKey } from '../http/client-ip';
-import { unsupportedExpectation } from '../http/expect-continue';
+import { refuseUnmetExpectation } from '../http/expect-continue';
 import { expressErrorHandler, notFound } from '../http/express-errors';
 import { healthRoutes } from '../http/health';
 import { securityHeaders } from '../http/security-headers';
@@ -46,9 +46,7 @@ export function createPortalApp({ config, logger, now }: Wiring, { stores, ident
   if (redis) checks.redis = async () => void (await redis.publisher.ping());
   const portalAssets = createPortalAssets();
   app.use(securityHeaders({ publicUrl }));
-  app.use(function refuseUnmetExpectation(req, _res, next) {
-    next(unsupportedExpectation(req));
-  });
+  app.use(refuseUnmetExpectation);
   app.use(healthRoutes(checks));
   if (config.metricsToken) app.use(metricsRoutes({ registry, token: config.metricsToken }));
   app.use(documentRoutes(document, '', publicUrl));
