@@ -3,7 +3,7 @@ import { nextLink } from './link-header';
 import type { CliSettings } from './settings';
 
 /** The admin API's largest page. */
-export const MAX_PAGE = 100;
+const MAX_PAGE = 100;
 
 export type Query = Readonly<Record<string, string | number | undefined>>;
 

@@ -33,8 +33,8 @@ export interface AdminToken {
   readonly token: string;
 }
 
-export const ADMIN_TOKEN_LABEL = /^[a-z0-9_-]{1,32}$/;
-export const MIN_ADMIN_TOKEN_LENGTH = 32;
+const ADMIN_TOKEN_LABEL = /^[a-z0-9_-]{1,32}$/;
+const MIN_ADMIN_TOKEN_LENGTH = 32;
 /** Printable ASCII without space, "," or ":", which separate the entries of a list. */
 const ADMIN_TOKEN_CHARACTERS = /^[\x21-\x2b\x2d-\x39\x3b-\x7e]+$/;
 

@@ -1,4 +1,5 @@
 import { createLogger } from '../lib/logger';
+import { ADMIN_BASE_PATH } from './admin/admin-app';
 import { rootCause } from './wiring/root-cause';
 import { ConfigError, parseConfig } from './config';
 import { ADMIN_OFF, createGateway } from './wiring/create-gateway';
@@ -28,7 +29,7 @@ async function main(): Promise<void> {
   const { url, bound, adminUrl } = await gateway.start();
   // The address bound, then a URL a client on this machine can call (a wildcard address is none; tests parse it).
   process.stdout.write(`Animal Store Gateway listening on ${bound}, ready at ${url}  (OpenAPI: ${url}/openapi.json)\n`);
-  process.stdout.write(adminUrl ? `Admin API at ${adminUrl}/admin/v1/  (OpenAPI: ${adminUrl}/openapi.json)\n` : `Admin API ${ADMIN_OFF}\n`);
+  process.stdout.write(adminUrl ? `Admin API at ${adminUrl}${ADMIN_BASE_PATH}/  (OpenAPI: ${adminUrl}/openapi.json)\n` : `Admin API ${ADMIN_OFF}\n`);
 }
 
 main().catch((err: unknown) => {

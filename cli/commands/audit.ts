@@ -6,7 +6,7 @@ import { details, when } from '../display';
 import { renderTable } from '../table';
 
 /** The audit command shows the latest entries unless told otherwise: the trail only grows. */
-export const DEFAULT_AUDIT_LIMIT = 50;
+const DEFAULT_AUDIT_LIMIT = 50;
 
 export function auditTable(entries: readonly AuditEntry[]): string {
   return renderTable(

@@ -12,7 +12,7 @@ import { adminRoutes } from './admin-routes';
 import { adminState } from './admin-state';
 
 /** Admin bodies are small: a reason, a plan's two numbers, a key. */
-export const ADMIN_BODY_LIMIT_BYTES = 16 * 1024;
+const ADMIN_BODY_LIMIT_BYTES = 16 * 1024;
 export const ADMIN_BASE_PATH = '/admin/v1';
 
 export interface AdminAppDeps extends AdminAuthOptions {

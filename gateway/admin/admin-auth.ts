@@ -7,7 +7,7 @@ import type { AdminToken } from '../config';
 import { adminState } from './admin-state';
 
 const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
-export const ADMIN_CHALLENGE = 'Bearer realm="animal-store-admin"';
+const ADMIN_CHALLENGE = 'Bearer realm="animal-store-admin"';
 /** Wrong tokens one client may send per window before it is refused without a look at its token. */
 export const MAX_ADMIN_TOKEN_FAILURES = 10;
 export const ADMIN_FAILURE_WINDOW_SECONDS = 15 * 60;

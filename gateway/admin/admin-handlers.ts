@@ -43,7 +43,7 @@ const reasonOf = (body: unknown): string | null => {
 };
 
 /** A page as the document's lists are: a JSON array, and `Link: rel="next"` when there is more. */
-function page<T>(items: T[], next: string | number | null, call: AdminCall, filters: Record<string, string | number | undefined> = {}): AdminReply {
+function page<T>(items: T[], next: string | number | null, call: AdminCall, filters: Record<string, string | number | undefined>): AdminReply {
   const limit = call.query.limit as number;
   return { status: 200, body: items, headers: next === null ? undefined : { Link: nextPageLink(call.pageUrl, filters, limit, next) } };
 }

@@ -42,7 +42,8 @@ export function adminRoutes({ document, handlers, basePath, ownUrl, maxBodyBytes
       throw new ApiError('method_not_allowed', `${req.method} is not allowed here; allowed: ${route.allow}.`, { headers: { Allow: route.allow } });
     }
     const { operation } = route;
-    adminState(res).operation = { operationId: operation.operationId, pathTemplate: operation.pathTemplate };
+    const state = adminState(res);
+    state.operation = { operationId: operation.operationId, pathTemplate: operation.pathTemplate };
     const params = operation.parsePathParams(route.rawParams);
     const query = operation.parseQuery(new URLSearchParams(q === -1 ? '' : url.slice(q + 1)));
     let body: unknown;
@@ -52,7 +53,6 @@ export function adminRoutes({ document, handlers, basePath, ownUrl, maxBodyBytes
       body = (await readJsonBody(req, maxBodyBytes)).value;
       operation.checkBody(body);
     }
-    const state = adminState(res);
     const reply = await handlers[operation.operationId]!({
       params,
       query,

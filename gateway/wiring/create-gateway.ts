@@ -4,6 +4,7 @@ import { createLogger, type Logger } from '../../lib/logger';
 import { loadOpenApiDocument, type OpenApiDocument } from '../../openapi/document';
 import { environmentPrefixes } from '../../openapi/environments';
 import { compileOperations } from '../../openapi/operations';
+import { ADMIN_BASE_PATH } from '../admin/admin-app';
 import type { Config } from '../config';
 import type { DrainReport, HttpDrain } from '../http/drain';
 import { createFrontHandler } from '../http/front-handler';
@@ -95,7 +96,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     http.server.on('request', createFrontHandler(mounts, app, refusedEarly));
     const metricsUrl = await startMetricsListener(w, registry);
     const adminUrl = await startAdminListener(w, { identity, requestLog });
-    const admin = adminUrl ? `${adminUrl}/admin/v1/ (contract: ${adminUrl}/openapi.json)` : ADMIN_OFF;
+    const admin = adminUrl ? `${adminUrl}${ADMIN_BASE_PATH}/ (contract: ${adminUrl}/openapi.json)` : ADMIN_OFF;
     logger.info({ url, bound, publicUrl, upstreams: stores.upstreams.urls, database: stores.db.kind, metricsUrl, admin }, 'gateway listening');
     return { url, port, metricsUrl, adminUrl, bound };
   }
