@@ -1,6 +1,6 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from '../support/gateway-harness';
-import { isFocused, launchChromium, newContext, watchConsole } from './support/browser';
+import { isFocused, launchChromium, signedInContext, watchConsole } from './support/browser';
 
 /**
  * The keys page when the account holds MAX_KEYS_PER_ACCOUNT active keys: the refusal says the
@@ -16,9 +16,7 @@ describe('keys page at the key cap (real Chromium)', () => {
   beforeAll(async () => {
     [gw, browser] = await Promise.all([startTestGateway({ env: { MAX_KEYS_PER_ACCOUNT: '2' } }), launchChromium()]);
     dev = await signUpDeveloper(gw.url); // a production and a staging key: the cap
-    context = await newContext(browser, gw.url);
-    const [name, value] = dev.cookie.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: `${gw.url}/portal/`, httpOnly: true, sameSite: 'Lax' }]);
+    context = await signedInContext(browser, gw.url, dev.cookie);
     page = await context.newPage();
   });
 

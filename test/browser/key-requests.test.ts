@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from '../support/gateway-harness';
 import { axeViolations, seriousOrCritical } from './support/axe';
-import { DESKTOP, horizontalOverflow, isFocused, launchChromium, newContext, PHONE, screenshot, watchConsole, watchOrigins } from './support/browser';
+import { DESKTOP, horizontalOverflow, isFocused, launchChromium, PHONE, screenshot, signedInContext, watchConsole, watchOrigins } from './support/browser';
 
 /** The table's rows as the page shows them: status, code, cache and request id. */
 async function shownRows(page: Page): Promise<string[][]> {
@@ -59,9 +59,7 @@ describe('keys page request log (real Chromium)', () => {
   });
 
   async function openKeysPage(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await newContext(browser, gw.url, viewport);
-    const [name, value] = dev.cookie.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: `${gw.url}/portal/`, httpOnly: true, sameSite: 'Lax' }]);
+    const context = await signedInContext(browser, gw.url, dev.cookie, viewport);
     const page = await context.newPage();
     await page.goto('/portal/keys');
     await page.getByRole('row', { name: /logged client/ }).waitFor();

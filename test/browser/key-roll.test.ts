@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from '../support/gateway-harness';
 import { jsonOf } from '../support/http';
 import { axeViolations, seriousOrCritical } from './support/axe';
-import { launchChromium, newContext, watchConsole } from './support/browser';
+import { launchChromium, signedInContext, watchConsole } from './support/browser';
 
 /**
  * Rolling a key on the keys page: the new secret is shown once, both secrets work through the
@@ -20,9 +20,7 @@ describe('keys page: roll a key (real Chromium)', () => {
   beforeAll(async () => {
     [gw, browser] = await Promise.all([startTestGateway(), launchChromium()]);
     dev = await signUpDeveloper(gw.url);
-    context = await newContext(browser, gw.url);
-    const [name, value] = dev.cookie.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: `${gw.url}/portal/`, httpOnly: true, sameSite: 'Lax' }]);
+    context = await signedInContext(browser, gw.url, dev.cookie);
     page = await context.newPage();
   });
 

@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from '../support/gateway-harness';
 import { jsonOf } from '../support/http';
 import { axeViolations, seriousOrCritical } from './support/axe';
-import { DESKTOP, horizontalOverflow, launchChromium, newContext, PHONE, screenshot, watchConsole, watchOrigins } from './support/browser';
+import { DESKTOP, horizontalOverflow, launchChromium, PHONE, screenshot, signedInContext, watchConsole, watchOrigins } from './support/browser';
 import type { PageWindow } from './support/page-globals';
 
 const WARNING =
@@ -43,9 +43,7 @@ describe('keys page usage and deprecation warning (real Chromium)', () => {
   });
 
   async function openKeysPage(viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await newContext(browser, gw.url, viewport);
-    const [name, value] = dev.cookie.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: `${gw.url}/portal/`, httpOnly: true, sameSite: 'Lax' }]);
+    const context = await signedInContext(browser, gw.url, dev.cookie, viewport);
     const page = await context.newPage();
     return { context, page };
   }

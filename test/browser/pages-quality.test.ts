@@ -1,7 +1,7 @@
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from '../support/gateway-harness';
 import { axeViolations, seriousOrCritical } from './support/axe';
-import { DESKTOP, horizontalOverflow, isFocused, launchChromium, newContext, PHONE, screenshot, watchConsole, watchOrigins } from './support/browser';
+import { DESKTOP, horizontalOverflow, isFocused, launchChromium, newContext, PHONE, screenshot, signedInContext, watchConsole, watchOrigins } from './support/browser';
 import type { PageWindow } from './support/page-globals';
 
 /** One page load, then the states of that page worth checking, each scanned and photographed. */
@@ -138,12 +138,7 @@ describe('every portal and docs page (real Chromium)', () => {
   });
 
   async function contextFor(c: { signedIn?: boolean }, viewport: { width: number; height: number }): Promise<BrowserContext> {
-    const context = await newContext(browser, gw.url, viewport);
-    if (c.signedIn) {
-      const [name, value] = developer.cookie.split('=') as [string, string];
-      await context.addCookies([{ name, value, url: `${gw.url}/portal/`, httpOnly: true, sameSite: 'Lax' }]);
-    }
-    return context;
+    return c.signedIn ? signedInContext(browser, gw.url, developer.cookie, viewport) : newContext(browser, gw.url, viewport);
   }
 
   for (const journey of JOURNEYS) {

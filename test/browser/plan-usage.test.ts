@@ -5,7 +5,7 @@ import { createTestDatabase, type TestDatabase } from '../support/databases';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from '../support/gateway-harness';
 import { prepareStore, putPlan } from '../support/plans';
 import { axeViolations, seriousOrCritical } from './support/axe';
-import { DESKTOP, horizontalOverflow, launchChromium, newContext, PHONE, screenshot, watchConsole } from './support/browser';
+import { DESKTOP, horizontalOverflow, launchChromium, PHONE, screenshot, signedInContext, watchConsole } from './support/browser';
 
 /** The day the quota renews as the page writes it (its context: en-GB, UTC). */
 const renewsOn = () => new Intl.DateTimeFormat('en-GB', { dateStyle: 'long', timeZone: 'UTC' }).format(nextMonthStart(new Date()));
@@ -32,9 +32,7 @@ describe('keys page plan and usage (real Chromium)', () => {
   }
 
   async function openKeysPage(dev: Developer, viewport: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await newContext(browser, gw.url, viewport);
-    const [name, value] = dev.cookie.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: `${gw.url}/portal/`, httpOnly: true, sameSite: 'Lax' }]);
+    const context = await signedInContext(browser, gw.url, dev.cookie, viewport);
     const page = await context.newPage();
     await page.goto('/portal/keys');
     await page.locator('[data-plan]').waitFor();

@@ -3,8 +3,9 @@ import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } f
 import { jsonOf } from '../support/http';
 import { startRecordingUpstream } from '../support/upstream-double';
 import { axeViolations, seriousOrCritical } from './support/axe';
-import { DESKTOP, horizontalOverflow, isFocused, launchChromium, newContext, PHONE, screenshot, watchConsole, watchOrigins } from './support/browser';
+import { DESKTOP, horizontalOverflow, isFocused, launchChromium, PHONE, screenshot, signedInContext, watchConsole, watchOrigins } from './support/browser';
 import type { PageWindow } from './support/page-globals';
+import { createKeyInBrowser } from './support/portal-flows';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const RATE_LIMIT = 200;
@@ -65,9 +66,7 @@ describe('keys page usage chart (real Chromium)', () => {
   });
 
   async function openKeysPage(dev: Developer, viewport: { width: number; height: number }, path = '/portal/keys'): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await newContext(browser, gw.url, viewport);
-    const [name, value] = dev.cookie.split('=') as [string, string];
-    await context.addCookies([{ name, value, url: `${gw.url}/portal/`, httpOnly: true, sameSite: 'Lax' }]);
+    const context = await signedInContext(browser, gw.url, dev.cookie, viewport);
     const page = await context.newPage();
     await page.goto(path);
     await page.getByRole('row', { name: /staging key/ }).waitFor();
@@ -116,11 +115,8 @@ describe('keys page usage chart (real Chromium)', () => {
     const { context, page } = await openKeysPage(exact, DESKTOP);
     try {
       const console_ = watchConsole(page);
-      await page.getByLabel('Name', { exact: true }).fill('Just made');
-      await page.getByRole('button', { name: 'Create key' }).click();
+      const shown = await createKeyInBrowser(page, { name: 'Just made' });
       const secret = page.getByLabel(/^API key/);
-      await secret.waitFor();
-      const shown = await secret.inputValue();
 
       await page.getByRole('row', { name: /production key/ }).getByRole('link', { name: '202 requests: daily usage of key production key' }).click();
       const heading = page.getByRole('heading', { name: 'Usage of “production key”' });

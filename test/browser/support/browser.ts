@@ -41,6 +41,14 @@ export async function newContext(browser: Browser, origin: string, viewport: { w
   return context;
 }
 
+/** A fresh context (see newContext) signed in as the developer whose session cookie is `cookie` ("name=value"). */
+export async function signedInContext(browser: Browser, origin: string, cookie: string, viewport: { width: number; height: number } = DESKTOP): Promise<BrowserContext> {
+  const context = await newContext(browser, origin, viewport);
+  const [name, value] = cookie.split('=') as [string, string];
+  await context.addCookies([{ name, value, url: `${origin}/portal/`, httpOnly: true, sameSite: 'Lax' }]);
+  return context;
+}
+
 export interface ConsoleWatch {
   /** Console errors, warnings about CSP, failed loads and uncaught exceptions seen so far. */
   readonly problems: string[];
