@@ -1,14 +1,8 @@
 import { rmSync } from 'node:fs';
-import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH } from '../openapi/document';
-import { createSchemaCompiler } from '../openapi/schema-compiler';
+import { expectMatchesPortalContract } from './support/contract';
 import { tempDir } from './support/databases';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
-
-const portalDocument = loadOpenApiDocument(PORTAL_DOCUMENT_PATH);
-const listKeysSchema = (portalDocument.paths['/keys'] as { get: { responses: { 200: { content: { 'application/json': { schema: unknown } } } } } }).get
-  .responses[200].content['application/json'].schema;
-const validateKeyList = createSchemaCompiler(portalDocument).compile(listKeysSchema);
 
 const NO_USAGE = { requests: 0, deprecatedCalls: 0, lastDeprecatedCallAt: null };
 
@@ -28,7 +22,7 @@ describe('per-key usage on the portal', () => {
     const res = await fetch(`${gw.url}/portal/api/keys`, { headers: { cookie: dev.cookie } });
     expect(res.status).toBe(200);
     const body: Array<{ id: string; name: string; lastUsedAt: string | null; usage: unknown }> = await jsonOf(res);
-    if (!validateKeyList(body)) throw new Error(`listApiKeys 200 breaks portal.yaml: ${JSON.stringify(validateKeyList.errors)}`);
+    expectMatchesPortalContract('listApiKeys', 200, body);
     return body;
   };
   const keyById = async (id: string) => (await listKeys()).find((k) => k.id === id)!;

@@ -1,15 +1,10 @@
 import { rmSync } from 'node:fs';
 import { openDatabase } from '../db/open-database';
-import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH } from '../openapi/document';
-import { createSchemaCompiler } from '../openapi/schema-compiler';
+import { expectMatchesPortalContract } from './support/contract';
 import { tempDir } from './support/databases';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
 import { prepareStore, putPlan, storedUsage } from './support/plans';
-
-const portalDocument = loadOpenApiDocument(PORTAL_DOCUMENT_PATH);
-const planSchema = (portalDocument.paths['/plan'] as { get: { responses: { 200: { content: { 'application/json': { schema: unknown } } } } } }).get.responses[200].content['application/json'].schema;
-const validatePlan = createSchemaCompiler(portalDocument).compile(planSchema);
 
 const QUOTA = 5;
 const NOVEMBER_SECONDS = 30 * 86_400;
@@ -37,7 +32,7 @@ describe('monthly quota (one gateway, PGlite, restarted)', () => {
     const res = await fetch(`${gw!.url}/portal/api/plan`, { headers: { cookie: dev.cookie } });
     expect(res.status).toBe(200);
     const body: { requestsThisMonth: number } = await jsonOf(res);
-    if (!validatePlan(body)) throw new Error(`getPlanUsage 200 breaks portal.yaml: ${JSON.stringify(validatePlan.errors)}`);
+    expectMatchesPortalContract('getPlanUsage', 200, body);
     return body;
   };
 

@@ -1,16 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH } from '../openapi/document';
-import { createSchemaCompiler } from '../openapi/schema-compiler';
+import { expectMatchesPortalContract } from './support/contract';
 import { createTestDatabase, redisTestUrl, type TestDatabase } from './support/databases';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
 import { until } from './support/until';
-
-const portalDocument = loadOpenApiDocument(PORTAL_DOCUMENT_PATH);
-const requestsSchema = (portalDocument.paths['/keys/{id}/requests'] as { get: { responses: { 200: { content: { 'application/json': { schema: unknown } } } } } }).get
-  .responses[200].content['application/json'].schema;
-const validateRequests = createSchemaCompiler(portalDocument).compile(requestsSchema);
 
 const DAY = 24 * 60 * 60 * 1000;
 const REQUEST_ID_FORMAT = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -44,7 +38,7 @@ async function developerWithKey(gwUrl: string, portalUrl = gwUrl) {
     const res = await read(query);
     expect(res.status).toBe(200);
     const body: unknown = await jsonOf(res);
-    if (!validateRequests(body)) throw new Error(`listKeyRequests 200 breaks portal.yaml: ${JSON.stringify(validateRequests.errors)}`);
+    expectMatchesPortalContract('listKeyRequests', 200, body);
     return body as Logged[];
   };
   return { dev, id, key, call, read, log };

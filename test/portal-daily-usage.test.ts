@@ -1,17 +1,11 @@
 import { rmSync } from 'node:fs';
-import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH } from '../openapi/document';
-import { createSchemaCompiler } from '../openapi/schema-compiler';
+import { expectMatchesPortalContract } from './support/contract';
 import { createTestDatabase, tempDir, type TestDatabase } from './support/databases';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { spawnGateway } from './support/gateway-process';
 import { jsonOf } from './support/http';
 import { startRecordingUpstream } from './support/upstream-double';
 import { until } from './support/until';
-
-const portalDocument = loadOpenApiDocument(PORTAL_DOCUMENT_PATH);
-const usageSchema = (portalDocument.paths['/usage'] as { get: { responses: { 200: { content: { 'application/json': { schema: unknown } } } } } }).get.responses[200]
-  .content['application/json'].schema;
-const validateUsage = createSchemaCompiler(portalDocument).compile(usageSchema);
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const NONE = { ok: 0, clientErrors: 0, rateLimited: 0, serverErrors: 0 };
@@ -31,7 +25,7 @@ async function usageOf(gw: { url: string }, dev: Developer, path: string): Promi
   expect(res.status).toBe(200);
   expect(res.headers.get('cache-control')).toBe('no-store');
   const body = await jsonOf(res);
-  if (!validateUsage(body)) throw new Error(`usage 200 breaks portal.yaml: ${JSON.stringify(validateUsage.errors)}`);
+  expectMatchesPortalContract(path.startsWith('/keys/') ? 'getApiKeyUsage' : 'getAccountUsage', 200, body);
   return (body as { days: UsageDay[] }).days;
 }
 

@@ -1,29 +1,53 @@
-import { loadOpenApiDocument, type OpenApiDocument } from '../../openapi/document';
+import type { ValidateFunction } from 'ajv';
+import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH, type OpenApiDocument } from '../../openapi/document';
 import { createSchemaCompiler } from '../../openapi/schema-compiler';
 
-const doc = loadOpenApiDocument();
-const compiler = createSchemaCompiler(doc);
-const responses = (doc.components as { responses?: Record<string, { content?: Record<string, { schema?: unknown }> }> }).responses ?? {};
+type BodySpec = { $ref?: string; content?: Record<string, { schema?: unknown }> };
+
+/**
+ * The validator of the JSON body a document promises for an operation and status, each one
+ * compiled the first time it is asked for.
+ */
+function bodyValidators(doc: OpenApiDocument): (operationId: string, status: number) => ValidateFunction {
+  const compiler = createSchemaCompiler(doc);
+  const responses = (doc.components as { responses?: Record<string, BodySpec> }).responses ?? {};
+  const compiled = new Map<string, ValidateFunction>();
+  return (operationId, status) => {
+    const known = compiled.get(`${operationId} ${status}`);
+    if (known) return known;
+    for (const [, item] of Object.entries(doc.paths)) {
+      for (const op of Object.values(item) as Array<{ operationId?: string; responses?: Record<string, BodySpec> }>) {
+        if (op?.operationId !== operationId) continue;
+        let response = op.responses?.[String(status)];
+        if (!response) throw new Error(`${operationId} documents no ${status} response`);
+        if (response.$ref) response = responses[response.$ref.split('/').pop()!]!;
+        const schema = response.content?.['application/json']?.schema;
+        if (!schema) throw new Error(`${operationId} ${status} documents no JSON body`);
+        const validate = compiler.compile(schema);
+        compiled.set(`${operationId} ${status}`, validate);
+        return validate;
+      }
+    }
+    throw new Error(`unknown operation ${operationId}`);
+  };
+}
+
+const apiBody = bodyValidators(loadOpenApiDocument());
+const portalBody = bodyValidators(loadOpenApiDocument(PORTAL_DOCUMENT_PATH));
 
 /**
  * Asserts that a body matches what the OpenAPI document promises for this operation and status.
  * The document is the contract; tests read it rather than restating it.
  */
 export function expectMatchesContract(operationId: string, status: number, body: unknown): void {
-  for (const [, item] of Object.entries(doc.paths)) {
-    for (const op of Object.values(item) as Array<{ operationId?: string; responses?: Record<string, { $ref?: string; content?: Record<string, { schema?: unknown }> }> }>) {
-      if (op?.operationId !== operationId) continue;
-      let response = op.responses?.[String(status)];
-      if (!response) throw new Error(`${operationId} documents no ${status} response`);
-      if (response.$ref) response = responses[response.$ref.split('/').pop()!]!;
-      const schema = response.content?.['application/json']?.schema;
-      if (!schema) throw new Error(`${operationId} ${status} documents no JSON body`);
-      const validate = compiler.compile(schema);
-      if (!validate(body)) throw new Error(`${operationId} ${status} body breaks the contract: ${JSON.stringify(validate.errors)}\n${JSON.stringify(body)}`);
-      return;
-    }
-  }
-  throw new Error(`unknown operation ${operationId}`);
+  const validate = apiBody(operationId, status);
+  if (!validate(body)) throw new Error(`${operationId} ${status} body breaks the contract: ${JSON.stringify(validate.errors)}\n${JSON.stringify(body)}`);
+}
+
+/** Asserts that a portal API body matches what portal.yaml promises for this operation and status. */
+export function expectMatchesPortalContract(operationId: string, status: number, body: unknown): void {
+  const validate = portalBody(operationId, status);
+  if (!validate(body)) throw new Error(`${operationId} ${status} breaks portal.yaml: ${JSON.stringify(validate.errors)}`);
 }
 
 type HeaderSpec = { $ref?: string; required?: boolean; schema?: { type?: string } & Record<string, unknown> };
