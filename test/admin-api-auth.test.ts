@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import Redis from 'ioredis';
+import { freePort } from '../bench/support/processes';
 import { ADMIN_DOCUMENT_PATH, loadOpenApiDocument } from '../openapi/document';
 import { ADMIN_OFF } from '../gateway/wiring/create-gateway';
 import { captureLogs } from './support/captured-logs';
@@ -188,15 +188,3 @@ describe('without ADMIN_TOKEN', () => {
     expect(ADMIN_OFF).toBe('off: set ADMIN_TOKEN (at least 32 characters) to serve it on ADMIN_HOST:ADMIN_PORT (default 127.0.0.1:8081)');
   });
 });
-
-/** A port nothing listens on right now. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { freePort } from '../bench/support/processes';
 import { accountFields, accountTable } from '../cli/commands/accounts';
 import { auditTable } from '../cli/commands/audit';
 import { keyTable } from '../cli/commands/keys';
@@ -41,15 +41,6 @@ function admin(args: string[], options: { env?: Record<string, string>; stdin?: 
       resolve({ code, stdout, stderr });
     }),
   );
-}
-
-/** A port nothing listens on: bound, then released. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 describe('the admin CLI against a running gateway', () => {
@@ -240,7 +231,7 @@ describe('the admin CLI against a running gateway', () => {
   });
 
   test('when no gateway listens at ADMIN_URL, then exit 1 naming the URL and that the admin API needs ADMIN_TOKEN on the gateway', async () => {
-    const url = `http://127.0.0.1:${await closedPort()}`;
+    const url = `http://127.0.0.1:${await freePort()}`;
     const run = await admin(['plans', 'list'], { env: { ADMIN_URL: url, ADMIN_TOKEN } });
     expect(run).toEqual({
       code: 1,
