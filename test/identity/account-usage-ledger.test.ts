@@ -1,22 +1,6 @@
-import type { Database } from '../../db/database';
 import { createAccountUsageLedger, type AccountUsageLedger } from '../../identity/account-usage-ledger';
 import { migrateKeys } from '../../identity/migrations';
-import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../support/databases';
-
-/** The real database, with the statements sent to it counted, refusing INSERTs while `down` is set (an outage during a flush). */
-function watchedDatabase(db: Database): Database & { statements: string[]; down: boolean } {
-  const watched = {
-    ...db,
-    statements: [] as string[],
-    down: false,
-    query: <R,>(sql: string, params?: readonly unknown[]) => {
-      watched.statements.push(sql);
-      if (watched.down && sql.trimStart().startsWith('INSERT')) return Promise.reject(new Error('connection terminated unexpectedly'));
-      return db.query<R>(sql, params);
-    },
-  };
-  return watched;
-}
+import { createTestDatabase, insertAccount, testDatabaseKinds, watchedDatabase, type TestDatabase } from '../support/databases';
 
 describe.each(testDatabaseKinds())('account usage ledger on %s', (kind) => {
   let testDb: TestDatabase;

@@ -1,38 +1,20 @@
-import type { Database } from '../../db/database';
-import { ApiError } from '../../lib/api-error';
 import { createAuditLog } from '../../identity/audit-log';
 import { createApiKeyService, type ApiKeyService } from '../../identity/api-key-service';
 import { createDailyUsageService, type DailyUsageService } from '../../identity/daily-usage-service';
 import { migrateKeys } from '../../identity/migrations';
 import { createLocalRevocationBus } from '../../identity/revocation-bus';
-import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../support/databases';
+import { createTestDatabase, insertAccount, testDatabaseKinds, watchedDatabase, type TestDatabase } from '../support/databases';
+import { refusal } from '../support/refusal';
 
 const HASH_SECRET = 'test-hash-secret-0123456789abcdefghijklmnop';
 const DAY_MS = 24 * 60 * 60 * 1000;
 const NONE = { ok: 0, clientErrors: 0, rateLimited: 0, serverErrors: 0 };
 
-/** The real database, with the statements sent to it, refusing INSERTs while `down` is set (an outage during a flush). */
-function watchedDatabase(db: Database): Database & { statements: string[]; down: boolean } {
-  const watched = {
-    ...db,
-    statements: [] as string[],
-    down: false,
-    query: <R,>(sql: string, params?: readonly unknown[]) => {
-      watched.statements.push(sql.trim().split(/\s+/)[0]!);
-      if (watched.down && sql.trimStart().startsWith('INSERT')) return Promise.reject(new Error('connection terminated unexpectedly'));
-      return db.query<R>(sql, params);
-    },
-  };
-  return watched;
-}
+/** The first word of each statement: its kind (INSERT, SELECT). */
+const kinds = (statements: string[]) => statements.map((sql) => sql.trim().split(/\s+/)[0]!);
 
 const expectApiError = async (promise: Promise<unknown>, code: string, message: string) => {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ApiError);
-  expect((err as ApiError).toBody()).toEqual({ code, message, status: code === 'not_found' ? 404 : 400 });
+  expect((await refusal(promise)).toBody()).toEqual({ code, message, status: code === 'not_found' ? 404 : 400 });
 };
 
 describe.each(testDatabaseKinds())('daily usage service on %s', (kind) => {
@@ -78,7 +60,7 @@ describe.each(testDatabaseKinds())('daily usage service on %s', (kind) => {
     for (const status of [200, 201, 304, 400, 404, 401, 429, 429, 429, 500, 503]) usage.record(keyId, status);
     expect(db.statements.length).toBe(before);
     await usage.flush();
-    expect(db.statements.slice(before)).toEqual(['INSERT']);
+    expect(kinds(db.statements.slice(before))).toEqual(['INSERT']);
     const rows = await storedDays(keyId);
     expect(rows.map((r) => [r.day, ...[r.ok, r.client_errors, r.rate_limited, r.server_errors, r.account_id].map(Number)])).toEqual([['2026-11-25', 3, 3, 3, 2, accountId]]);
     await usage.flush();

@@ -32,6 +32,21 @@ export async function insertAccount(db: Database): Promise<number> {
   return row!.id;
 }
 
+/** The real database, with every statement sent to it recorded, refusing INSERTs while `down` is set (an outage during a flush). */
+export function watchedDatabase(db: Database): Database & { statements: string[]; down: boolean } {
+  const watched = {
+    ...db,
+    statements: [] as string[],
+    down: false,
+    query: <R,>(sql: string, params?: readonly unknown[]) => {
+      watched.statements.push(sql);
+      if (watched.down && sql.trimStart().startsWith('INSERT')) return Promise.reject(new Error('connection terminated unexpectedly'));
+      return db.query<R>(sql, params);
+    },
+  };
+  return watched;
+}
+
 /** The PostgreSQL server tests create their throw-away databases on (CI and this machine run one locally). */
 export function postgresAdminUrl(): string {
   return process.env.TEST_DATABASE_URL || 'postgres://postgres@127.0.0.1:5432/test';
