@@ -6,6 +6,7 @@ import { createTestDatabase, redisTestUrl, type TestDatabase } from './support/d
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { adminClient, ADMIN_ENV, type AdminClient } from './support/admin-client';
 import { jsonOf } from './support/http';
+import { until } from './support/until';
 
 const SUSPENDED_KEY = { code: 'unauthorized', message: 'The account this API key belongs to is suspended; contact support.', status: 401 };
 
@@ -87,7 +88,7 @@ describe('the admin API across two gateways sharing PostgreSQL and Redis', () =>
     const keyIds = (await db.query<{ id: string }>('SELECT id FROM accounts.api_keys WHERE account_id = $1 ORDER BY id', [dev.id])).map((k) => k.id);
     const streams = keyIds.map((id) => `${prefix}reqlog:${id}`);
     // B writes its request log every 250 ms: wait for the request just made to be in it.
-    for (let waited = 0; (await redis.exists(...streams)) === 0 && waited < 2000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    await until('the request log streams in Redis', async () => (await redis.exists(...streams)) > 0, 2000);
     expect(await redis.exists(...streams)).toBe(1);
     const email = (await jsonOf(await fetch(`${a.url}/portal/api/me`, { headers: { cookie: dev.cookie } }))).email;
     await db.query('INSERT INTO accounts.account_usage_months (account_id, month, requests) VALUES ($1, $2, 3)', [dev.id, '2026-02-01']);

@@ -10,6 +10,7 @@ import { createTestDatabase, redisTestUrl, type TestDatabase } from './support/d
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
 import { prepareStore, putPlan, storedUsage } from './support/plans';
+import { until } from './support/until';
 
 const DEFAULT_PER_MINUTE = 40;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -98,8 +99,7 @@ describe('plans across two gateways sharing PostgreSQL and Redis', () => {
     }
     // Each gateway adds what it admitted within its flush interval (5 s): together, the quota.
     const month = monthOf(new Date());
-    const deadline = Date.now() + 10_000;
-    while ((await storedUsage(db, dev.accountId, month)) < 30 && Date.now() < deadline) await sleep(100);
+    await until('both gateways to write their counts', async () => (await storedUsage(db, dev.accountId, month)) >= 30, 10_000);
     expect(await storedUsage(db, dev.accountId, month)).toBe(30);
   });
 

@@ -1,6 +1,7 @@
 import { createAccountUsageLedger, type AccountUsageLedger } from '../../identity/account-usage-ledger';
 import { migrateKeys } from '../../identity/migrations';
 import { createTestDatabase, insertAccount, testDatabaseKinds, watchedDatabase, type TestDatabase } from '../support/databases';
+import { until } from '../support/until';
 
 describe.each(testDatabaseKinds())('account usage ledger on %s', (kind) => {
   let testDb: TestDatabase;
@@ -92,8 +93,7 @@ describe.each(testDatabaseKinds())('account usage ledger on %s', (kind) => {
     expect(await usage.requestsInMonth(String(account), '2026-11-01')).toBe(6);
     db.down = false;
     // The failed batch schedules a retry of its own.
-    const deadline = Date.now() + 5000;
-    while ((await stored(account)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await until('the retry to write the counts', async () => (await stored(account)).length > 0, 5000);
     expect(await stored(account)).toEqual([['2026-11-01', 6]]);
     expect(failures).toEqual([]);
     await usage.flush();
@@ -130,8 +130,7 @@ describe.each(testDatabaseKinds())('account usage ledger on %s', (kind) => {
     const usage = ledger(30);
     const account = await insertAccount(db);
     record(usage, account, 2);
-    const deadline = Date.now() + 5000;
-    while ((await stored(account)).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await until('the timer to write the counts', async () => (await stored(account)).length > 0, 5000);
     expect(await stored(account)).toEqual([['2026-11-01', 2]]);
     const closing = ledger();
     record(closing, account, 5);

@@ -5,6 +5,7 @@ import { migrateKeys } from '../../identity/migrations';
 import { createLocalRevocationBus } from '../../identity/revocation-bus';
 import { createTestDatabase, insertAccount, testDatabaseKinds, watchedDatabase, type TestDatabase } from '../support/databases';
 import { refusal } from '../support/refusal';
+import { until } from '../support/until';
 
 const HASH_SECRET = 'test-hash-secret-0123456789abcdefghijklmnop';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -157,8 +158,7 @@ describe.each(testDatabaseKinds())('daily usage service on %s', (kind) => {
     const keyId = await newKey(accountId);
     db.down = true;
     timed.record(keyId, 200);
-    const deadline = Date.now() + 5000;
-    while ((await storedDays(keyId)).length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    await until('the retry to write the day', async () => (await storedDays(keyId)).length > 0, 5000);
     expect(errors).toEqual([new Error('connection terminated unexpectedly')]);
     expect((await storedDays(keyId)).map((r) => Number(r.ok))).toEqual([1]);
     await timed.close();

@@ -8,6 +8,7 @@ import { migrateKeys } from '../../identity/migrations';
 import { createPlanService, type PlanService } from '../../identity/plans';
 import { createLocalRevocationBus, type RevocationBus } from '../../identity/revocation-bus';
 import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../support/databases';
+import { until } from '../support/until';
 
 const HASH_SECRET = 'operator-test-hash-secret-0123456789abcdef';
 const ADMIN = { actor: 'admin:ops', requestId: 'req-1' } as const;
@@ -72,7 +73,7 @@ describe.each(testDatabaseKinds())('operator plane services on %s', (kind) => {
     const name = `pro-${kind}`;
     await expect(plans.put(name, { requestsPerMinute: 1200, requestsPerMonth: 100_000 }, ADMIN)).resolves.toMatchObject({ created: true });
     await expect(plans.put(name, { requestsPerMinute: 2400, requestsPerMonth: null }, ADMIN)).resolves.toMatchObject({ created: false });
-    await new Promise((resolve) => setTimeout(resolve, 50)); // the other service reloads on the bus message
+    await until('the other service to reload the plan on the bus message', () => other.get(name).requestsPerMinute === 2400);
     expect(other.get(name)).toMatchObject({ requestsPerMinute: 2400, requestsPerMonth: null });
     const entries = (await audit.list({ limit: 10 })).entries.filter((e) => e.targetId === name);
     expect(entries.map((e) => [e.action, e.details])).toEqual([
