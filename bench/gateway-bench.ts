@@ -22,7 +22,8 @@ import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { buildOnce, builtEntry, CLIENT_CORE, freePort, onCore, PINNED, SERVER_CORE, startGateway } from './support/processes';
+import { issueKey, signUp } from './support/portal-keys';
+import { buildOnce, builtEntry, CLIENT_CORE, freePort, onCore, PINNED, SERVER_CORE, startGateway, startNodeProcess } from './support/processes';
 import { bareProxyScript, bytesServerScript, expressScript, middlewareProxyScript } from './support/reference-servers';
 import { createBenchDatabase, type BenchDatabase } from './support/postgres-database';
 import { rssMb } from './support/machine';
@@ -51,20 +52,11 @@ const children: ChildProcess[] = [];
 let database: BenchDatabase | undefined;
 const tmp = mkdtempSync(join(tmpdir(), 'asg-bench-'));
 
-function startNode(script: string, env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
-  const [command, args] = onCore(SERVER_CORE, process.execPath, [builtEntry(script)]);
-  const child = spawn(command, args, { cwd: ROOT, env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** A built entry point (`petstore/main.ts` → dist) on the servers' core; resolves once its output matches `ready`. */
+async function startNode(script: string, env: Record<string, string>, ready: RegExp): Promise<ChildProcess> {
+  const { child } = await startNodeProcess({ name: script, args: [builtEntry(script)], env: { PATH: process.env.PATH, ...env }, ready, core: SERVER_CORE });
   children.push(child);
-  let out = '';
-  return new Promise((resolve, reject) => {
-    const onData = (d: Buffer) => {
-      out += d;
-      if (ready.test(out)) resolve(child);
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`${script} exited ${code}: ${out}`)));
-  });
+  return child;
 }
 
 async function json(url: string, init: RequestInit = {}): Promise<any> { // eslint-disable-line @typescript-eslint/no-explicit-any
@@ -118,12 +110,10 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 };
 
-/** A one-line Node server in its own process on the servers' core; resolves once it listens. */
+/** A one-line Node server in its own process on the servers' core; resolves once it prints that it listens. */
 async function startScript(script: string): Promise<ChildProcess> {
-  const [command, args] = onCore(SERVER_CORE, process.execPath, ['-e', script]);
-  const child = spawn(command, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  const { child } = await startNodeProcess({ name: 'reference server (node -e)', args: ['-e', script], ready: /listening/, core: SERVER_CORE });
   children.push(child);
-  await new Promise((r) => child.stdout!.once('data', r));
   return child;
 }
 
@@ -210,9 +200,7 @@ async function main() {
     );
     children.push(gateway.child);
     const { url } = gateway;
-    const signup = await fetch(`${url}/portal/api/signup`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ email: `bench-${name}@example.com`, password: 'benchmark passphrase' }) });
-    const cookie = signup.headers.get('set-cookie')!.split(';')[0]!;
-    const { key } = await json(`${url}/portal/api/keys`, { method: 'POST', headers: { 'content-type': 'application/json', cookie }, body: '{"name":"bench"}' });
+    const key = await issueKey(url, await signUp(url, `bench-${name}@example.com`), 'bench');
     gateways[name] = { url, key, pid: gateway.pid };
   }
 

@@ -33,9 +33,12 @@ export const PINNED = process.env.BENCH_PIN !== '0' && cpus().length >= 2;
 export const SERVER_CORE = 0;
 export const CLIENT_CORE = 1;
 
-/** `command args` on one core when the bench pins (taskset execs the command: the pid is the command's). */
-export function onCore(core: number, command: string, args: readonly string[]): [string, string[]] {
-  return PINNED ? ['taskset', ['-c', String(core), command, ...args]] : [command, [...args]];
+/**
+ * `command args` on one core when the bench pins and a core is given (taskset execs the
+ * command: the pid is the command's); as is otherwise.
+ */
+export function onCore(core: number | undefined, command: string, args: readonly string[]): [string, string[]] {
+  return PINNED && core !== undefined ? ['taskset', ['-c', String(core), command, ...args]] : [command, [...args]];
 }
 
 /** `gateway/main.ts` → the compiled `dist/gateway/main.js`. */
@@ -55,28 +58,27 @@ export function freePort(): Promise<number> {
   });
 }
 
-export interface BenchGateway {
-  url: string;
+export interface NodeProcess {
   pid: number;
   child: ChildProcess;
-  /** Everything the gateway printed so far (stdout and stderr). */
+  /** What `ready` matched in its output. */
+  readyMatch: RegExpExecArray;
+  /** Everything it printed so far (stdout and stderr; the last 200 kB). */
   output(): string;
   /** SIGTERM, bounded wait, then SIGKILL; resolves with the exit code. */
   stop(): Promise<number | null>;
 }
 
 /**
- * `npm start`'s entry point in its own process (so the bench client and wrk do not share its
- * event loop), on 127.0.0.1 and a port of its choosing; resolves at its ready line.
+ * Node with `args` in its own process (so the bench client and wrk do not share its event loop),
+ * in the project root, on `core` when the bench pins; resolves once its output (stdout and
+ * stderr) matches `ready`. Rejects, with what it printed, if it exits first or is not ready
+ * within `timeoutMs` (then it is killed). `env` is its whole environment; the bench's own when absent.
  */
-export function startGateway(env: Record<string, string>, timeoutMs = 60_000, options: { core?: number } = {}): Promise<BenchGateway> {
-  const argv = [...GATEWAY_NODE_FLAGS, builtEntry('gateway/main.ts')];
-  const [command, args] = options.core === undefined ? [process.execPath, argv] : onCore(options.core, process.execPath, argv);
-  const child = spawn(command, args, {
-    cwd: ROOT,
-    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+export function startNodeProcess(o: { name: string; args: readonly string[]; env?: NodeJS.ProcessEnv; ready: RegExp; core?: number; timeoutMs?: number }): Promise<NodeProcess> {
+  const timeoutMs = o.timeoutMs ?? 60_000;
+  const [command, args] = onCore(o.core, process.execPath, o.args);
+  const child = spawn(command, args, { cwd: ROOT, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const stop = async () => {
@@ -88,24 +90,50 @@ export function startGateway(env: Record<string, string>, timeoutMs = 60_000, op
     return code;
   };
   return new Promise((resolve, reject) => {
+    let readyMatch: RegExpExecArray | null = null;
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
-      reject(new Error(`gateway not ready within ${timeoutMs} ms:\n${out}`));
+      reject(new Error(`${o.name} not ready within ${timeoutMs} ms:\n${out}`));
     }, timeoutMs);
     const onData = (chunk: Buffer) => {
-      // Keep the tail only: a long soak must not grow the bench's own memory with gateway logs.
+      // Keep the tail only: a long soak must not grow the bench's own memory with a server's logs.
       out = (out + chunk.toString()).slice(-200_000);
-      const m = /ready at (http:\/\/\S+)/.exec(out);
-      if (m && child.pid) {
+      if (readyMatch) return;
+      readyMatch = o.ready.exec(out);
+      if (readyMatch && child.pid) {
         clearTimeout(timer);
-        resolve({ url: m[1]!, pid: child.pid, child, output: () => out, stop });
+        resolve({ pid: child.pid, child, readyMatch, output: () => out, stop });
       }
     };
     child.stdout!.on('data', onData);
     child.stderr!.on('data', onData);
+    child.once('error', (err) => {
+      clearTimeout(timer);
+      reject(new Error(`${o.name} could not start: ${err.message}`));
+    });
     void exited.then((code) => {
       clearTimeout(timer);
-      reject(new Error(`gateway exited with ${code} before it was ready:\n${out}`));
+      reject(new Error(`${o.name} exited with ${code} before it was ready:\n${out}`));
     });
   });
+}
+
+export interface BenchGateway extends NodeProcess {
+  url: string;
+}
+
+/**
+ * `npm start`'s entry point in its own process, with its Node flags, on 127.0.0.1 and a port of
+ * its choosing; resolves at its ready line.
+ */
+export async function startGateway(env: Record<string, string>, timeoutMs = 60_000, options: { core?: number } = {}): Promise<BenchGateway> {
+  const gateway = await startNodeProcess({
+    name: 'gateway',
+    args: [...GATEWAY_NODE_FLAGS, builtEntry('gateway/main.ts')],
+    env: { PATH: process.env.PATH, HOME: process.env.HOME, HOST: '127.0.0.1', PORT: '0', LOG_LEVEL: 'warn', ...env },
+    ready: /ready at (http:\/\/\S+)/,
+    core: options.core,
+    timeoutMs,
+  });
+  return { ...gateway, url: gateway.readyMatch[1]! };
 }

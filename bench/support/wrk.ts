@@ -30,7 +30,7 @@ function toMs(value: string): number {
 export function runWrk(o: { name: string; url: string; headers?: Record<string, string>; connections: number; duration: string; core?: number }): WrkResult {
   const headerArgs = Object.entries(o.headers ?? {}).flatMap(([k, v]) => ['-H', `${k}: ${v}`]);
   const argv = ['-t1', `-c${o.connections}`, `-d${o.duration}`, '--latency', ...headerArgs, o.url];
-  const [command, args] = o.core === undefined ? ['wrk', argv] : onCore(o.core, 'wrk', argv);
+  const [command, args] = onCore(o.core, 'wrk', argv);
   const out = execFileSync(command, args, { encoding: 'utf8' });
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)![1]);
   const requests = Number(/(\d+) requests in/.exec(out)![1]);
