@@ -17,8 +17,7 @@ describe.each(testDatabaseKinds())('bad input to the admin API on %s', (database
   beforeAll(async () => {
     gw = await startTestGateway({ database, env: { ...ADMIN_ENV } });
     admin = adminClient(gw.adminUrl!);
-    const dev = await signUpDeveloper(gw.url);
-    account = (await jsonOf(await fetch(`${gw.url}/portal/api/me`, { headers: { cookie: dev.cookie } }))).id;
+    account = (await signUpDeveloper(gw.url)).accountId;
   });
   afterAll(() => gw?.stop());
 
@@ -142,8 +141,7 @@ describe.each(testDatabaseKinds())('bad input to the admin API on %s', (database
   });
 
   test('when a suspended account is suspended again, then 409 conflict, and its first reason stays', async () => {
-    const dev = await signUpDeveloper(gw.url);
-    const id = (await jsonOf(await fetch(`${gw.url}/portal/api/me`, { headers: { cookie: dev.cookie } }))).id;
+    const id = (await signUpDeveloper(gw.url)).accountId;
     expect((await admin.post(`/admin/v1/accounts/${id}/suspend`, { reason: 'first' })).status).toBe(200);
     const again = await admin.post(`/admin/v1/accounts/${id}/suspend`, { reason: 'second' });
     expect({ status: again.status, body: again.body }).toEqual({ status: 409, body: { code: 'conflict', message: `Account ${id} is already suspended.`, status: 409 } });

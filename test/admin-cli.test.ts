@@ -8,9 +8,8 @@ import { keyTable } from '../cli/commands/keys';
 import { planTable } from '../cli/commands/plans';
 import { ROOT } from './support/child-process';
 import { tempDir } from './support/databases';
-import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
+import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { adminClient, type AdminClient } from './support/admin-client';
-import { jsonOf } from './support/http';
 
 const OPS_TOKEN = 'ops-token-0123456789abcdefghijklmnop';
 /** The gateway's ADMIN_TOKEN, a list: the CLI takes it as is and speaks with the first token, so the audit trail says admin:ops. */
@@ -60,11 +59,6 @@ describe('the admin CLI against a running gateway', () => {
     rmSync(keyDir, { recursive: true, force: true });
   });
 
-  async function developer(): Promise<Developer & { id: number; email: string }> {
-    const dev = await signUpDeveloper(gw.url);
-    const me = await jsonOf(await fetch(`${gw.url}/portal/api/me`, { headers: { cookie: dev.cookie } }));
-    return { ...dev, id: me.id, email: me.email };
-  }
   const callApi = (key: string) => fetch(`${gw.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
 
   test('when --help is asked of the program or a command, then its usage on stdout and exit 0, without ADMIN_TOKEN', async () => {
@@ -78,15 +72,15 @@ describe('the admin CLI against a running gateway', () => {
   });
 
   test('when accounts are listed and one is shown, then the tables hold the API\'s data and --json is the API\'s JSON', async () => {
-    const dev = await developer();
-    await developer();
+    const dev = await signUpDeveloper(gw.url);
+    await signUpDeveloper(gw.url);
     const listed = (await api.get('/admin/v1/accounts')).body;
-    const detail = (await api.get(`/admin/v1/accounts/${dev.id}`)).body;
+    const detail = (await api.get(`/admin/v1/accounts/${dev.accountId}`)).body;
     const [table, json, shown, shownJson] = await Promise.all([
       cli(['accounts', 'list']),
       cli(['accounts', 'list', '--json']),
-      cli(['accounts', 'show', String(dev.id)]),
-      cli(['accounts', 'show', String(dev.id), '--json']),
+      cli(['accounts', 'show', String(dev.accountId)]),
+      cli(['accounts', 'show', String(dev.accountId), '--json']),
     ]);
     expect(table).toEqual({ code: 0, stdout: accountTable(listed), stderr: '' });
     expect(table.stdout).toMatch(/^ID +EMAIL +STATUS +PLAN +KEYS +REQUESTS THIS MONTH +CREATED\n/);
@@ -99,8 +93,8 @@ describe('the admin CLI against a running gateway', () => {
   });
 
   test('when --limit is below the count, then only that many and a note on stderr that there are more', async () => {
-    await developer();
-    await developer();
+    await signUpDeveloper(gw.url);
+    await signUpDeveloper(gw.url);
     const run = await cli(['accounts', 'list', '--json', '--limit', '1']);
     expect(run.code).toBe(0);
     expect(JSON.parse(run.stdout)).toHaveLength(1);
@@ -108,24 +102,24 @@ describe('the admin CLI against a running gateway', () => {
   });
 
   test('when an account is suspended twice and reinstated, then the second suspension fails with the API\'s Error and exit 1', async () => {
-    const dev = await developer();
-    const suspended = await cli(['accounts', 'suspend', String(dev.id), '--reason', 'abuse report 4711']);
+    const dev = await signUpDeveloper(gw.url);
+    const suspended = await cli(['accounts', 'suspend', String(dev.accountId), '--reason', 'abuse report 4711']);
     expect(suspended).toMatchObject({ code: 0, stderr: '' });
-    expect(suspended.stdout).toMatch(new RegExp(`^Account ${dev.id} suspended\\.\\nid +${dev.id}\\n`));
+    expect(suspended.stdout).toMatch(new RegExp(`^Account ${dev.accountId} suspended\\.\\nid +${dev.accountId}\\n`));
     expect(suspended.stdout).toMatch(/\nstatus +suspended\n(.|\n)*\nreason +abuse report 4711\n/);
     expect((await callApi(dev.productionKey)).status).toBe(401);
 
-    const again = await cli(['accounts', 'suspend', String(dev.id), '--reason', 'again']);
-    expect(again).toEqual({ code: 1, stdout: '', stderr: `error: Account ${dev.id} is already suspended. (conflict, HTTP 409)\n` });
+    const again = await cli(['accounts', 'suspend', String(dev.accountId), '--reason', 'again']);
+    expect(again).toEqual({ code: 1, stdout: '', stderr: `error: Account ${dev.accountId} is already suspended. (conflict, HTTP 409)\n` });
 
-    const reinstated = await cli(['accounts', 'reinstate', String(dev.id), '--json']);
+    const reinstated = await cli(['accounts', 'reinstate', String(dev.accountId), '--json']);
     expect(reinstated).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(reinstated.stdout)).toMatchObject({ id: dev.id, status: 'active', suspendedAt: null, suspensionReason: null });
+    expect(JSON.parse(reinstated.stdout)).toMatchObject({ id: dev.accountId, status: 'active', suspendedAt: null, suspensionReason: null });
     expect((await callApi(dev.productionKey)).status).toBe(200);
   });
 
   test('when a plan is set and an account moved to it, then plans list shows it and the account is on it', async () => {
-    const dev = await developer();
+    const dev = await signUpDeveloper(gw.url);
     const set = await cli(['plans', 'set', 'partner', '--per-minute', '1200', '--per-month', 'none']);
     expect(set).toMatchObject({ code: 0, stderr: '' });
     expect(set.stdout).toMatch(/^Plan partner saved\.\nNAME +PER MINUTE +PER MONTH +CREATED +UPDATED\npartner +1200 +none +/);
@@ -133,21 +127,21 @@ describe('the admin CLI against a running gateway', () => {
     expect(JSON.parse(changed.stdout)).toMatchObject({ name: 'partner', requestsPerMinute: 1500, requestsPerMonth: 900000 });
 
     const plans = (await api.get('/admin/v1/plans')).body;
-    const [table, json, moved] = await Promise.all([cli(['plans', 'list']), cli(['plans', 'list', '--json']), cli(['accounts', 'plan', String(dev.id), 'partner'])]);
+    const [table, json, moved] = await Promise.all([cli(['plans', 'list']), cli(['plans', 'list', '--json']), cli(['accounts', 'plan', String(dev.accountId), 'partner'])]);
     expect(table).toEqual({ code: 0, stdout: planTable(plans), stderr: '' });
     expect(JSON.parse(json.stdout)).toEqual(plans);
     expect(plans.map((p: { name: string }) => p.name)).toEqual(['default', 'partner']);
     expect(moved).toMatchObject({ code: 0, stderr: '' });
     expect(moved.stdout).toMatch(/^Account \d+ is on plan partner\.\n/);
-    expect((await api.get(`/admin/v1/accounts/${dev.id}`)).body.plan).toBe('partner');
+    expect((await api.get(`/admin/v1/accounts/${dev.accountId}`)).body.plan).toBe('partner');
 
-    const unknown = await cli(['accounts', 'plan', String(dev.id), 'platinum']);
+    const unknown = await cli(['accounts', 'plan', String(dev.accountId), 'platinum']);
     expect(unknown).toEqual({ code: 1, stdout: '', stderr: 'error: There is no plan named "platinum". (invalid_request, HTTP 400)\n' });
   });
 
   test('when a key is found by its prefix and revoked by id, then it answers 401', async () => {
-    const dev = await developer();
-    const key = (await api.get(`/admin/v1/accounts/${dev.id}`)).body.keys.find((k: { environment: string }) => k.environment === 'production');
+    const dev = await signUpDeveloper(gw.url);
+    const key = (await api.get(`/admin/v1/accounts/${dev.accountId}`)).body.keys.find((k: { environment: string }) => k.environment === 'production');
     const found = (await api.get(`/admin/v1/keys?prefix=${key.prefix}`)).body;
     const [table, json] = await Promise.all([cli(['keys', 'find', key.prefix]), cli(['keys', 'find', key.prefix, '--json'])]);
     expect(table).toEqual({ code: 0, stdout: keyTable(found), stderr: '' });
@@ -156,21 +150,21 @@ describe('the admin CLI against a running gateway', () => {
 
     const revoked = await cli(['keys', 'revoke', key.id, '--reason', 'seen in a public repository']);
     expect(revoked).toMatchObject({ code: 0, stderr: '' });
-    expect(revoked.stdout).toMatch(new RegExp(`^Key ${key.id} revoked\\.\\nID .*\\n${key.id} +${dev.id} +production key +${key.prefix} +production +revoked `));
+    expect(revoked.stdout).toMatch(new RegExp(`^Key ${key.id} revoked\\.\\nID .*\\n${key.id} +${dev.accountId} +production key +${key.prefix} +production +revoked `));
     expect((await callApi(dev.productionKey)).status).toBe(401);
     expect(await cli(['keys', 'revoke', key.id, '--reason', 'again'])).toEqual({ code: 1, stdout: '', stderr: `error: Key ${key.id} is already revoked. (conflict, HTTP 409)\n` });
   });
 
   test('when a leaked key is piped to revoke-secret, then it is revoked; again, then it says it already was; from --key-file too', async () => {
-    const dev = await developer();
+    const dev = await signUpDeveloper(gw.url);
     const first = await cli(['keys', 'revoke-secret', '-'], `${dev.stagingKey}\n`);
     expect(first).toMatchObject({ code: 0, stderr: '' });
-    expect(first.stdout).toMatch(new RegExp(`^Key key_\\S+ of account ${dev.id} \\(${dev.email.replace(/\./g, '\\.')}\\) revoked\\.\\n`));
+    expect(first.stdout).toMatch(new RegExp(`^Key key_\\S+ of account ${dev.accountId} \\(${dev.email.replace(/\./g, '\\.')}\\) revoked\\.\\n`));
     const staging = await fetch(`${gw.url}/staging/v1/pets`, { headers: { authorization: `Bearer ${dev.stagingKey}` } });
     expect(staging.status).toBe(401);
 
     const again = await cli(['keys', 'revoke-secret', '-', '--json'], dev.stagingKey);
-    expect(JSON.parse(again.stdout)).toMatchObject({ owner: { id: dev.id, email: dev.email }, alreadyRevoked: true, key: { status: 'revoked' } });
+    expect(JSON.parse(again.stdout)).toMatchObject({ owner: { id: dev.accountId, email: dev.email }, alreadyRevoked: true, key: { status: 'revoked' } });
 
     const file = join(keyDir, 'leaked.txt');
     writeFileSync(file, `${dev.productionKey}\n`, { mode: 0o600 });
@@ -181,7 +175,7 @@ describe('the admin CLI against a running gateway', () => {
   });
 
   test('when the key is given on the command line, then it is refused, nothing is revoked, and the key is not printed', async () => {
-    const dev = await developer();
+    const dev = await signUpDeveloper(gw.url);
     const run = await cli(['keys', 'revoke-secret', dev.productionKey]);
     expect(run.code).toBe(1);
     expect(run.stdout).toBe('');
@@ -191,13 +185,13 @@ describe('the admin CLI against a running gateway', () => {
   });
 
   test('when the audit trail is read, then the table and --json are the API\'s, each change made by admin:ops', async () => {
-    const dev = await developer();
-    await cli(['accounts', 'suspend', String(dev.id), '--reason', 'audit me']);
-    const entries = (await api.get(`/admin/v1/audit?accountId=${dev.id}`)).body;
-    const [table, json] = await Promise.all([cli(['audit', '--account', String(dev.id)]), cli(['audit', '--account', String(dev.id), '--json'])]);
+    const dev = await signUpDeveloper(gw.url);
+    await cli(['accounts', 'suspend', String(dev.accountId), '--reason', 'audit me']);
+    const entries = (await api.get(`/admin/v1/audit?accountId=${dev.accountId}`)).body;
+    const [table, json] = await Promise.all([cli(['audit', '--account', String(dev.accountId)]), cli(['audit', '--account', String(dev.accountId), '--json'])]);
     expect(table).toEqual({ code: 0, stdout: auditTable(entries), stderr: '' });
     expect(JSON.parse(json.stdout)).toEqual(entries);
-    expect(entries[0]).toMatchObject({ actor: 'admin:ops', action: 'account.suspended', reason: 'audit me', accountId: dev.id });
+    expect(entries[0]).toMatchObject({ actor: 'admin:ops', action: 'account.suspended', reason: 'audit me', accountId: dev.accountId });
   });
 
   test('when a list spans pages, then --json follows Link rel="next" to the end, 100 at a time', async () => {
@@ -218,11 +212,11 @@ describe('the admin CLI against a running gateway', () => {
   });
 
   test('when an account is deleted, then it needs --yes, and afterwards show fails with the 404', async () => {
-    const dev = await developer();
-    expect((await cli(['accounts', 'delete', String(dev.id), '--reason', 'erasure request'])).code).toBe(1);
-    expect((await api.get(`/admin/v1/accounts/${dev.id}`)).status).toBe(200);
-    expect(await cli(['accounts', 'delete', String(dev.id), '--reason', 'erasure request', '--yes'])).toEqual({ code: 0, stdout: `Account ${dev.id} deleted.\n`, stderr: '' });
-    expect(await cli(['accounts', 'show', String(dev.id)])).toEqual({ code: 1, stdout: '', stderr: 'error: No account with this id exists. (not_found, HTTP 404)\n' });
+    const dev = await signUpDeveloper(gw.url);
+    expect((await cli(['accounts', 'delete', String(dev.accountId), '--reason', 'erasure request'])).code).toBe(1);
+    expect((await api.get(`/admin/v1/accounts/${dev.accountId}`)).status).toBe(200);
+    expect(await cli(['accounts', 'delete', String(dev.accountId), '--reason', 'erasure request', '--yes'])).toEqual({ code: 0, stdout: `Account ${dev.accountId} deleted.\n`, stderr: '' });
+    expect(await cli(['accounts', 'show', String(dev.accountId)])).toEqual({ code: 1, stdout: '', stderr: 'error: No account with this id exists. (not_found, HTTP 404)\n' });
   });
 
   test('when the token is wrong, then exit 1 with the API\'s 401 message', async () => {

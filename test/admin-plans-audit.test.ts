@@ -2,7 +2,6 @@ import type { Database } from '../db/database';
 import { testDatabaseKinds } from './support/databases';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { adminClient, ADMIN_ENV, type AdminClient } from './support/admin-client';
-import { jsonOf } from './support/http';
 
 /** Plans and the audit trail through the real admin listener. */
 describe.each(testDatabaseKinds())('admin plans and audit on %s', (database) => {
@@ -65,27 +64,26 @@ describe.each(testDatabaseKinds())('admin plans and audit on %s', (database) => 
 
   test('when the audit trail is read page by page, then newest first, each page linking the next with its filter kept', async () => {
     const dev = await signUpDeveloper(gw.url); // two key.created entries
-    const me = await jsonOf(await fetch(`${gw.url}/portal/api/me`, { headers: { cookie: dev.cookie } }));
-    await admin.post(`/admin/v1/accounts/${me.id}/suspend`, { reason: 'one' });
-    await admin.post(`/admin/v1/accounts/${me.id}/reinstate`, { reason: 'two' });
-    const first = await admin.get(`/admin/v1/audit?accountId=${me.id}&limit=3`);
+    await admin.post(`/admin/v1/accounts/${dev.accountId}/suspend`, { reason: 'one' });
+    await admin.post(`/admin/v1/accounts/${dev.accountId}/reinstate`, { reason: 'two' });
+    const first = await admin.get(`/admin/v1/audit?accountId=${dev.accountId}&limit=3`);
     expect(first.body.map((e: { action: string; reason: string | null }) => [e.action, e.reason])).toEqual([
       ['account.reinstated', 'two'],
       ['account.suspended', 'one'],
       ['key.created', null],
     ]);
     const lastId = first.body[2].id;
-    expect(first.headers.get('link')).toBe(`<${gw.adminUrl}/admin/v1/audit?accountId=${me.id}&limit=3&after=${lastId}>; rel="next"`);
+    expect(first.headers.get('link')).toBe(`<${gw.adminUrl}/admin/v1/audit?accountId=${dev.accountId}&limit=3&after=${lastId}>; rel="next"`);
     const second = await admin.get(/^<([^>]+)>/.exec(first.headers.get('link')!)![1]!.slice(gw.adminUrl!.length));
     expect(second.body).toEqual([
       {
         id: expect.any(Number),
         at: isoNow(),
-        actor: `account:${me.id}`,
+        actor: `account:${dev.accountId}`,
         action: 'key.created',
         targetType: 'key',
         targetId: expect.stringMatching(/^key_/),
-        accountId: me.id,
+        accountId: dev.accountId,
         reason: null,
         requestId: null,
         details: { name: 'production key', environment: 'production', expiresAt: null },

@@ -3,7 +3,7 @@ import Redis from 'ioredis';
 import { LATE_RECORDS_MS } from '../gateway/wiring/request-log';
 import type { Database } from '../db/database';
 import { createTestDatabase, redisTestUrl, type TestDatabase } from './support/databases';
-import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
+import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { adminClient, ADMIN_ENV, type AdminClient } from './support/admin-client';
 import { jsonOf } from './support/http';
 import { until } from './support/until';
@@ -40,10 +40,6 @@ describe('the admin API across two gateways sharing PostgreSQL and Redis', () =>
     await store?.destroy();
   });
 
-  async function developer(): Promise<Developer & { id: number }> {
-    const dev = await signUpDeveloper(a.url);
-    return { ...dev, id: (await jsonOf(await fetch(`${a.url}/portal/api/me`, { headers: { cookie: dev.cookie } }))).id };
-  }
   const onB = (key: string) => fetch(`${b.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
 
   /** Asks B until its answer is no longer `from` (at most 1 s), and returns that answer and how long it took from `since`. */
@@ -57,23 +53,23 @@ describe('the admin API across two gateways sharing PostgreSQL and Redis', () =>
   }
 
   test('when an account is suspended through A, then B refuses its key saying so within a second; reinstated, B admits it again within a second', async () => {
-    const dev = await developer();
+    const dev = await signUpDeveloper(a.url);
     expect((await onB(dev.productionKey)).status).toBe(200); // B has verified and cached the key
     let since = Date.now();
-    expect((await adminA.post(`/admin/v1/accounts/${dev.id}/suspend`, { reason: 'Abuse report' })).status).toBe(200);
+    expect((await adminA.post(`/admin/v1/accounts/${dev.accountId}/suspend`, { reason: 'Abuse report' })).status).toBe(200);
     const suspended = await untilChanged(dev.productionKey, 200, since);
     expect({ status: suspended.res.status, body: await jsonOf(suspended.res) }).toEqual({ status: 401, body: SUSPENDED_KEY });
     expect(suspended.ms).toBeLessThan(1000);
 
     since = Date.now();
-    expect((await adminA.post(`/admin/v1/accounts/${dev.id}/reinstate`)).status).toBe(200);
+    expect((await adminA.post(`/admin/v1/accounts/${dev.accountId}/reinstate`)).status).toBe(200);
     const reinstated = await untilChanged(dev.productionKey, 401, since);
     expect(reinstated.res.status).toBe(200);
     expect(reinstated.ms).toBeLessThan(1000);
   });
 
   test('when a leaked key is reported through A, then B refuses it within a second', async () => {
-    const dev = await developer();
+    const dev = await signUpDeveloper(a.url);
     expect((await onB(dev.productionKey)).status).toBe(200);
     const since = Date.now();
     expect((await adminA.post('/admin/v1/keys/revoke-by-secret', { key: dev.productionKey })).status).toBe(200);
@@ -83,17 +79,16 @@ describe('the admin API across two gateways sharing PostgreSQL and Redis', () =>
   });
 
   test('when an account is erased through A, then B refuses its key within a second, no row of it is left in the accounts schema, and its audit entries keep only its id', async () => {
-    const dev = await developer();
+    const dev = await signUpDeveloper(a.url);
     expect((await onB(dev.productionKey)).status).toBe(200);
-    const keyIds = (await db.query<{ id: string }>('SELECT id FROM accounts.api_keys WHERE account_id = $1 ORDER BY id', [dev.id])).map((k) => k.id);
+    const keyIds = (await db.query<{ id: string }>('SELECT id FROM accounts.api_keys WHERE account_id = $1 ORDER BY id', [dev.accountId])).map((k) => k.id);
     const streams = keyIds.map((id) => `${prefix}reqlog:${id}`);
     // B writes its request log every 250 ms: wait for the request just made to be in it.
     await until('the request log streams in Redis', async () => (await redis.exists(...streams)) > 0, 2000);
     expect(await redis.exists(...streams)).toBe(1);
-    const email = (await jsonOf(await fetch(`${a.url}/portal/api/me`, { headers: { cookie: dev.cookie } }))).email;
-    await db.query('INSERT INTO accounts.account_usage_months (account_id, month, requests) VALUES ($1, $2, 3)', [dev.id, '2026-02-01']);
+    await db.query('INSERT INTO accounts.account_usage_months (account_id, month, requests) VALUES ($1, $2, 3)', [dev.accountId, '2026-02-01']);
     const since = Date.now();
-    expect((await adminA.delete(`/admin/v1/accounts/${dev.id}`, { reason: 'Holder asked' })).status).toBe(204);
+    expect((await adminA.delete(`/admin/v1/accounts/${dev.accountId}`, { reason: 'Holder asked' })).status).toBe(204);
     const erased = await untilChanged(dev.productionKey, 200, since);
     expect({ status: erased.res.status, body: await jsonOf(erased.res) }).toEqual({ status: 401, body: { code: 'unauthorized', message: 'Invalid API key.', status: 401 } });
     expect(erased.ms).toBeLessThan(1000);
@@ -104,16 +99,16 @@ describe('the admin API across two gateways sharing PostgreSQL and Redis', () =>
     );
     expect(tables.map((t) => t.table_name)).toEqual(['account_usage_months', 'api_keys', 'key_usage_days', 'sessions']);
     for (const { table_name: table } of tables) {
-      expect({ table, rows: await db.query(`SELECT * FROM accounts.${table} WHERE account_id = $1`, [dev.id]) }).toEqual({ table, rows: [] });
+      expect({ table, rows: await db.query(`SELECT * FROM accounts.${table} WHERE account_id = $1`, [dev.accountId]) }).toEqual({ table, rows: [] });
     }
-    expect(await db.query('SELECT * FROM accounts.accounts WHERE id = $1', [dev.id])).toEqual([]);
-    const audit = await db.query<{ action: string; actor: string; details: unknown }>('SELECT action, actor, details FROM accounts.audit_log WHERE account_id = $1 ORDER BY id', [dev.id]);
+    expect(await db.query('SELECT * FROM accounts.accounts WHERE id = $1', [dev.accountId])).toEqual([]);
+    const audit = await db.query<{ action: string; actor: string; details: unknown }>('SELECT action, actor, details FROM accounts.audit_log WHERE account_id = $1 ORDER BY id', [dev.accountId]);
     expect(audit).toEqual([
-      { action: 'key.created', actor: `account:${dev.id}`, details: null },
-      { action: 'key.created', actor: `account:${dev.id}`, details: null },
+      { action: 'key.created', actor: `account:${dev.accountId}`, details: null },
+      { action: 'key.created', actor: `account:${dev.accountId}`, details: null },
       { action: 'account.deleted', actor: 'admin:admin', details: { keys: 2 } },
     ]);
-    expect(JSON.stringify(await db.query('SELECT * FROM accounts.audit_log'))).not.toContain(email);
+    expect(JSON.stringify(await db.query('SELECT * FROM accounts.audit_log'))).not.toContain(dev.email);
 
     // Its request logs are gone, and so is a batch another process writes late (a request admitted just before the erasure reached it).
     expect(await redis.exists(...streams)).toBe(0);

@@ -1,5 +1,3 @@
-import { jsonOf } from './http';
-
 /** An admin token as ADMIN_TOKEN takes it: at least 32 characters. */
 export const ADMIN_TOKEN = 'admin-test-token-0123456789abcdefghij';
 
@@ -34,9 +32,3 @@ export function adminClient(adminUrl: string, token: string = ADMIN_TOKEN) {
 }
 
 export type AdminClient = ReturnType<typeof adminClient>;
-
-/** The id of the account that signed up with a portal session cookie. */
-export async function accountIdOf(baseUrl: string, cookie: string): Promise<number> {
-  const me = await jsonOf(await fetch(`${baseUrl}/portal/api/me`, { headers: { cookie } }));
-  return me.id as number;
-}

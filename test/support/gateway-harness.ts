@@ -104,6 +104,8 @@ export async function startTestGateway(
 export interface Developer {
   /** The account's id, as the portal API answered the sign-up. */
   accountId: number;
+  /** The account's email address, as the portal API answered the sign-up (lower-cased). */
+  email: string;
   cookie: string;
   /** Full secrets of freshly issued keys. */
   productionKey: string;
@@ -124,7 +126,7 @@ export async function signUpDeveloper(baseUrl: string): Promise<Developer> {
   });
   if (signup.status !== 201) throw new Error(`signup failed: ${signup.status} ${await signup.text()}`);
   const cookie = signup.headers.get('set-cookie')!.split(';')[0]!;
-  const accountId = (await jsonOf(signup)).id as number;
+  const account = (await jsonOf(signup)) as { id: number; email: string };
   const issueKey = async (body: Record<string, unknown>) => {
     const res = await fetch(`${baseUrl}/portal/api/keys`, {
       method: 'POST',
@@ -140,5 +142,5 @@ export async function signUpDeveloper(baseUrl: string): Promise<Developer> {
   };
   const productionKey = (await issueKey({ name: 'production key' })).key;
   const stagingKey = (await issueKey({ name: 'staging key', environment: 'staging' })).key;
-  return { accountId, cookie, productionKey, stagingKey, issueKey, revoke };
+  return { accountId: account.id, email: account.email, cookie, productionKey, stagingKey, issueKey, revoke };
 }
