@@ -36,15 +36,7 @@
   /** Answers to an older query are dropped when a newer one was asked. */
   let asked = 0;
 
-  function el(tag, attributes, children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes || {})) {
-      if (name === 'text') node.textContent = value;
-      else node.setAttribute(name, value);
-    }
-    for (const child of children || []) node.append(child);
-    return node;
-  }
+  const el = portal.el;
 
   function keyLabel(key) {
     const details = [key.prefix + '…', ENVIRONMENTS[key.environment] || key.environment];
@@ -96,10 +88,7 @@
   }
 
   function setIdError(message) {
-    idError.textContent = message;
-    idError.hidden = !message;
-    if (message) idInput.setAttribute('aria-invalid', 'true');
-    else idInput.removeAttribute('aria-invalid');
+    portal.setFieldError(idInput, idError, message);
   }
 
   /** The cursor in a `Link: <…>; rel="next"` header, or null on the last page. */
@@ -125,7 +114,7 @@
     if (mine !== asked) return;
     errorBox.hidden = true;
     if (!result.ok) {
-      if (result.status === 401) return window.location.assign('/portal/login?next=%2Fportal%2Fkeys');
+      if (result.status === 401) return portal.goToLogin('/portal/keys');
       if (result.error.code === 'invalid_request' && /"requestId"/.test(result.error.message)) {
         setIdError('Enter a request id as a response carried it: up to 128 letters, digits, “.”, “_”, “:” or “-”.');
         idInput.focus();

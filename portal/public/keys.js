@@ -4,6 +4,7 @@
   'use strict';
   const portal = window.AsgPortal;
   if (!portal) return;
+  const el = portal.el;
 
   /** Read once by docs-explorer.js on the docs page of this tab, and removed there at once. */
   const EXPLORER_HANDOFF_KEY = 'asg:explorer-key';
@@ -51,23 +52,13 @@
   const PREFIXES = { production: contract.prefixProduction, staging: contract.prefixStaging };
 
   function goToLogin() {
-    window.location.assign('/portal/login?next=%2Fportal%2Fkeys');
+    portal.goToLogin('/portal/keys');
   }
 
   function showError(element, message) {
     element.textContent = message;
     element.hidden = false;
     element.focus();
-  }
-
-  function el(tag, attributes, children) {
-    const node = document.createElement(tag);
-    for (const [name, value] of Object.entries(attributes || {})) {
-      if (name === 'text') node.textContent = value;
-      else node.setAttribute(name, value);
-    }
-    for (const child of children || []) node.append(child);
-    return node;
   }
 
   function timeCell(iso, mode) {
@@ -211,10 +202,7 @@
   }
 
   function setNameError(message) {
-    nameError.textContent = message;
-    nameError.hidden = !message;
-    if (message) nameInput.setAttribute('aria-invalid', 'true');
-    else nameInput.removeAttribute('aria-invalid');
+    portal.setFieldError(nameInput, nameError, message);
   }
 
   function closeSecret() {

@@ -24,16 +24,10 @@
   // The quota counts calendar months in UTC: the day it renews is that day in UTC.
   const day = new Intl.DateTimeFormat(undefined, { dateStyle: 'long', timeZone: 'UTC' });
 
-  function el(tag, content) {
-    const node = document.createElement(tag);
-    node.textContent = content;
-    return node;
-  }
-
   function render(usage) {
     const perMinute = count.format(usage.requestsPerMinute) + ' requests per minute in each environment, shared by all your keys';
     const perMonth = usage.requestsPerMonth === null ? '' : ', and ' + count.format(usage.requestsPerMonth) + ' requests per calendar month (UTC) in both together';
-    summary.replaceChildren('Your account is on the ', el('strong', usage.plan), ' plan: ' + perMinute + perMonth + '.');
+    summary.replaceChildren('Your account is on the ', portal.el('strong', { text: usage.plan }), ' plan: ' + perMinute + perMonth + '.');
 
     const used = usage.requestsThisMonth;
     const quota = usage.requestsPerMonth;

@@ -88,6 +88,30 @@
     }
   }
 
+  /** Builds an element: attributes by name (`text` sets its text), then its children (nodes or strings). */
+  function el(tag, attributes, children) {
+    const node = document.createElement(tag);
+    for (const [name, value] of Object.entries(attributes || {})) {
+      if (name === 'text') node.textContent = value;
+      else node.setAttribute(name, value);
+    }
+    for (const child of children || []) node.append(child);
+    return node;
+  }
+
+  /** Shows a message under a form field and marks the field invalid; an empty message clears both. */
+  function setFieldError(input, error, message) {
+    error.textContent = message;
+    error.hidden = !message;
+    if (message) input.setAttribute('aria-invalid', 'true');
+    else input.removeAttribute('aria-invalid');
+  }
+
+  /** Sends the visitor to the login page, to come back to `next` (a portal path) once logged in. */
+  function goToLogin(next) {
+    window.location.assign('/portal/login?next=' + encodeURIComponent(next));
+  }
+
   document.addEventListener('click', async function (event) {
     const target = event.target instanceof Element ? event.target : null;
     if (!target) return;
@@ -119,5 +143,5 @@
     }
   });
 
-  window.AsgPortal = Object.freeze({ api, announce, copyText, setBusy });
+  window.AsgPortal = Object.freeze({ api, announce, copyText, setBusy, el, setFieldError, goToLogin });
 })();
