@@ -11,8 +11,8 @@ export const OUTCOME_CHOICES: ReadonlyArray<{ value: string; label: string }> = 
 
 /**
  * The keys page's "Recent requests" panel: a key's request log with an outcome filter, a search
- * by request id and "Load more". key-requests.js fills it from the portal API and adds a
- * "Requests" button to each key's row.
+ * by request id and "Load more". key-requests.js fills it from the portal API and opens it from
+ * the "Requests" button keys.js puts in each key's row.
  */
 export function keyRequestsSection(): SafeHtml {
   return html`<section class="panel" id="requests-panel" aria-labelledby="requests-title" data-request-log>

@@ -139,7 +139,7 @@
     if (moreOfShown && rows.length) rows[0].querySelector('th').focus();
   }
 
-  /** keys.js tells this panel each time it lists the keys: the key choice and each row's button follow. */
+  /** keys.js tells this panel each time it lists the keys: the key choice follows. */
   document.addEventListener('asg:keys-listed', function (event) {
     keys = event.detail || [];
     const selected = keySelect.value;
@@ -147,19 +147,9 @@
     if (keys.some((k) => k.id === selected)) keySelect.value = selected;
     form.hidden = keys.length === 0;
     empty.hidden = keys.length > 0;
-    for (const tr of document.querySelectorAll('[data-keys-body] tr[data-key-id]')) {
-      const key = keys.find((k) => k.id === tr.dataset.keyId);
-      const cell = tr.querySelector('.cell-actions');
-      if (!key || !cell || cell.querySelector('[data-show-requests]')) continue;
-      cell.prepend(
-        el('button', { type: 'button', class: 'button button-small', 'data-show-requests': key.id, 'aria-controls': 'requests-panel' }, [
-          'Requests',
-          el('span', { class: 'visually-hidden', text: ' of key ' + key.name }),
-        ]),
-      );
-    }
   });
 
+  /** Each key's row has a "Requests" button (keys.js builds it while this panel is on the page). */
   document.addEventListener('click', function (event) {
     const button = event.target instanceof Element && event.target.closest('button[data-show-requests]');
     if (!button) return;
