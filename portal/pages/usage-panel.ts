@@ -1,6 +1,6 @@
 import { totalOf, type UsageDay } from '../../identity/daily-usage';
 import { html, type SafeHtml } from '../html';
-import { OUTCOMES, usageChartSvg } from '../usage/usage-chart';
+import { countFormat, OUTCOMES, shortDayText, usageChartSvg } from '../usage/usage-chart';
 import { ERRORS_DEFINITION, SUMMARY_DAYS, usageSummary } from '../usage/usage-summary';
 
 /** Whose requests the panel shows: the whole account, or one of its keys. */
@@ -17,25 +17,24 @@ export interface UsagePanelView {
 /** The account's usage; a key's is `/portal/keys?usage=<id>#usage` (keys.js links each row there). */
 export const ACCOUNT_USAGE_URL = '/portal/keys#usage';
 
-const count = new Intl.NumberFormat('en-GB');
-const rowDay = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
 const captionDay = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
-const dayLabel = (day: string, format = rowDay) => format.format(new Date(`${day}T00:00:00Z`));
+/** `25 November 2026` for `2026-11-25`. */
+const captionDayText = (day: string) => captionDay.format(new Date(`${day}T00:00:00Z`));
 
 /** The chart's twin: the same numbers, a row per day in the chart's order, with the period's totals. */
 function usageTable(view: UsagePanelView, subjectText: string): SafeHtml {
   const { days } = view;
   const totals = { day: '', ok: 0, clientErrors: 0, rateLimited: 0, serverErrors: 0 };
   for (const d of days) for (const { field } of OUTCOMES) totals[field] += d[field];
-  const cells = (d: UsageDay) => html`${OUTCOMES.map(({ field }) => html`<td>${count.format(d[field])}</td>`)}<td>${count.format(totalOf(d))}</td>`;
+  const cells = (d: UsageDay) => html`${OUTCOMES.map(({ field }) => html`<td>${countFormat.format(d[field])}</td>`)}<td>${countFormat.format(totalOf(d))}</td>`;
   return html`<details class="usage-details">
     <summary>Daily numbers (table)</summary>
     <div class="usage-table-wrap" tabindex="0" role="region" aria-labelledby="usage-table-caption">
       <table class="usage-table" data-usage-table>
-        <caption id="usage-table-caption">Requests per day, ${subjectText}, ${days[0] ? dayLabel(days[0].day, captionDay) : ''} to ${days.at(-1) ? dayLabel(days.at(-1)!.day, captionDay) : ''} (UTC); 4xx excludes 429</caption>
+        <caption id="usage-table-caption">Requests per day, ${subjectText}, ${days[0] ? captionDayText(days[0].day) : ''} to ${days.at(-1) ? captionDayText(days.at(-1)!.day) : ''} (UTC); 4xx excludes 429</caption>
         <thead><tr><th scope="col">Day</th>${OUTCOMES.map((o) => html`<th scope="col">${o.short}</th>`)}<th scope="col">Total</th></tr></thead>
         <tbody>
-          ${days.map((d) => html`<tr><th scope="row"><time datetime="${d.day}">${dayLabel(d.day)}</time></th>${cells(d)}</tr>\n          `)}
+          ${days.map((d) => html`<tr><th scope="row"><time datetime="${d.day}">${shortDayText(d.day)}</time></th>${cells(d)}</tr>\n          `)}
         </tbody>
         <tfoot><tr><th scope="row">${days.length} days</th>${cells(totals)}</tr></tfoot>
       </table>

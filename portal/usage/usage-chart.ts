@@ -19,7 +19,8 @@ const PLOT = { left: 56, right: WIDTH - 8, top: 16, bottom: HEIGHT - 36 };
 const TEXT = '#374151';
 const GRID = '#d1d5db';
 
-const count = new Intl.NumberFormat('en-GB');
+/** Counts as the usage pages write them: `1,180`. */
+export const countFormat = new Intl.NumberFormat('en-GB');
 const shortDay = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'short', timeZone: 'UTC' });
 
 /** `25 Nov` for `2026-11-25`. */
@@ -41,8 +42,8 @@ export function niceCeiling(max: number): number {
 const round = (n: number) => Math.round(n * 10) / 10;
 
 function dayTooltip(d: UsageDay): string {
-  const parts = OUTCOMES.map((o) => `${count.format(d[o.field])} ${o.label}`).join(', ');
-  return `${shortDayText(d.day)}: ${count.format(totalOf(d))} requests (${parts})`;
+  const parts = OUTCOMES.map((o) => `${countFormat.format(d[o.field])} ${o.label}`).join(', ');
+  return `${shortDayText(d.day)}: ${countFormat.format(totalOf(d))} requests (${parts})`;
 }
 
 /**
@@ -87,7 +88,7 @@ export function usageChartSvg(o: { id: string; title: string; days: readonly Usa
   return html`<svg xmlns="http://www.w3.org/2000/svg" class="usage-chart-svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" role="img" aria-labelledby="${o.id}-title" focusable="false" font-family="system-ui, sans-serif" font-size="13">
 <title id="${o.id}-title">${o.title}</title>
 ${ticks.map(
-  (t) => html`<line x1="${PLOT.left}" x2="${PLOT.right}" y1="${y(t)}" y2="${y(t)}" stroke="${GRID}" stroke-width="1"/><text x="${PLOT.left - 8}" y="${y(t) + 4}" text-anchor="end" fill="${TEXT}">${count.format(t)}</text>`,
+  (t) => html`<line x1="${PLOT.left}" x2="${PLOT.right}" y1="${y(t)}" y2="${y(t)}" stroke="${GRID}" stroke-width="1"/><text x="${PLOT.left - 8}" y="${y(t) + 4}" text-anchor="end" fill="${TEXT}">${countFormat.format(t)}</text>`,
 )}
 ${bars}
 ${days.map((d, i) => (labelled(i) ? dayLabel(d, i) : ''))}

@@ -1,12 +1,11 @@
 import { totalOf, type UsageDay } from '../../identity/daily-usage';
+import { countFormat } from './usage-chart';
 
 /** The days the summary sentence covers: the chart shows a month, the sentence the week a developer remembers. */
 export const SUMMARY_DAYS = 7;
 
 /** What "errors" means in the summary, said on the page beside it. */
 export const ERRORS_DEFINITION = 'Errors are responses with a 4xx or 5xx status, 429 (rate limited) included.';
-
-const count = new Intl.NumberFormat('en-GB');
 
 /** "in the last 7 days", or "today" when only one day is given. */
 function period(days: number): string {
@@ -36,5 +35,5 @@ export function usageSummary(days: readonly UsageDay[]): string {
     errors += day.clientErrors + day.rateLimited + day.serverErrors;
   }
   if (total === 0) return `No requests ${period(recent.length)}.`;
-  return `${count.format(total)} ${total === 1 ? 'request' : 'requests'} ${period(recent.length)}, ${errorShare(errors, total)}.`;
+  return `${countFormat.format(total)} ${total === 1 ? 'request' : 'requests'} ${period(recent.length)}, ${errorShare(errors, total)}.`;
 }
