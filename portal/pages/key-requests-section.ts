@@ -12,10 +12,9 @@ export const OUTCOME_CHOICES: ReadonlyArray<{ value: string; label: string }> = 
 /**
  * The keys page's "Recent requests" panel: a key's request log with an outcome filter, a search
  * by request id and "Load more". key-requests.js fills it from the portal API and opens it from
- * the "Requests" button keys.js puts in each key's row.
+ * the "Requests" button keys.js puts in each key's row. It takes no input, so it is rendered once.
  */
-export function keyRequestsSection(): SafeHtml {
-  return html`<section class="panel" id="requests-panel" aria-labelledby="requests-title" data-request-log>
+export const KEY_REQUESTS_SECTION: SafeHtml = html`<section class="panel" id="requests-panel" aria-labelledby="requests-title" data-request-log>
   <div class="panel-head">
     <h2 id="requests-title" tabindex="-1">Recent requests</h2>
   </div>
@@ -61,4 +60,3 @@ export function keyRequestsSection(): SafeHtml {
     <button type="button" class="button" data-requests-more data-busy-label="Loading…">Load more</button>
   </div>
 </section>`;
-}

@@ -1,7 +1,7 @@
 import type { EnvironmentPrefixes } from '../../openapi/environments';
 import type { DeprecationNotice } from '../deprecation-notice';
 import { html, type SafeHtml } from '../html';
-import { keyRequestsSection } from './key-requests-section';
+import { KEY_REQUESTS_SECTION } from './key-requests-section';
 
 export const EXPIRY_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
   { value: '', label: 'Never' },
@@ -124,7 +124,7 @@ export function keysPage(o: { email: string; publicUrl: string; prefixes: Enviro
   </div>
 </section>
 
-${keyRequestsSection()}
+${KEY_REQUESTS_SECTION}
 
 ${o.usage}
 

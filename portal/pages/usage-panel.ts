@@ -42,14 +42,13 @@ function usageTable(view: UsagePanelView, subjectText: string): SafeHtml {
   </details>`;
 }
 
-function legend(): SafeHtml {
-  return html`<ul class="usage-legend" role="list">
+/** The chart's legend: the same on every page, so rendered once. */
+const LEGEND: SafeHtml = html`<ul class="usage-legend" role="list">
       ${OUTCOMES.map(
         (o) =>
           html`<li><svg class="usage-swatch" viewBox="0 0 12 12" width="12" height="12" aria-hidden="true" focusable="false"><rect width="12" height="12" rx="2" fill="${o.fill}"/></svg>${o.label}</li>`,
       )}
     </ul>`;
-}
 
 /**
  * The keys page's usage section: summary sentence, chart, legend and table twin, server-rendered
@@ -72,7 +71,7 @@ export function usagePanel(view: UsagePanelView): SafeHtml {
     ${ERRORS_DEFINITION} Requests refused before a key was recognised (401) are not counted. New requests appear within seconds.</p>
   <figure class="usage-figure">
     ${usageChartSvg({ id: 'usage-chart', title: `${summary} Requests per day, ${subjectText}, last ${days.length} days, by status.`, days })}
-    <figcaption>${legend()}</figcaption>
+    <figcaption>${LEGEND}</figcaption>
   </figure>
   ${usageTable(view, subjectText)}
 </section>`;
