@@ -9,8 +9,8 @@ export interface KeyRequestLog {
   read(keyId: string, query: RequestLogQuery): Promise<RequestLogPage>;
 }
 
-export const DEFAULT_REQUESTS_LIMIT = 50;
-export const MAX_REQUESTS_LIMIT = 100;
+const DEFAULT_REQUESTS_LIMIT = 50;
+const MAX_REQUESTS_LIMIT = 100;
 const PARAMETERS = ['limit', 'after', 'status', 'requestId'] as const;
 /** What the gateway accepts as an X-Request-Id (lib/request-id.ts), and so all a request id can be. */
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;

@@ -1,7 +1,7 @@
 import { html, type SafeHtml } from '../html';
 
 /** The outcomes the log can be filtered by, as `GET /portal/api/keys/{id}/requests?status=` takes them. */
-export const OUTCOME_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
+const OUTCOME_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
   { value: '', label: 'All' },
   { value: '2xx', label: '2xx success (3xx included)' },
   { value: '4xx', label: '4xx client error (except 429)' },

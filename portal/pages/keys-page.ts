@@ -12,7 +12,7 @@ export const EXPIRY_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
 ];
 
 /** How long a rolled key keeps working beside its successor: the portal API's `overlap` values. */
-export const ROLL_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
+const ROLL_CHOICES: ReadonlyArray<{ value: string; label: string }> = [
   { value: 'none', label: 'No overlap: stop it now' },
   { value: '1h', label: 'For 1 hour' },
   { value: '24h', label: 'For 24 hours' },

@@ -15,15 +15,14 @@ export interface UsagePanelView {
 }
 
 /** The account's usage; a key's is `/portal/keys?usage=<id>#usage` (keys.js links each row there). */
-export const ACCOUNT_USAGE_URL = '/portal/keys#usage';
+const ACCOUNT_USAGE_URL = '/portal/keys#usage';
 
 const captionDay = new Intl.DateTimeFormat('en-GB', { day: 'numeric', month: 'long', year: 'numeric', timeZone: 'UTC' });
 /** `25 November 2026` for `2026-11-25`. */
 const captionDayText = (day: string) => captionDay.format(new Date(`${day}T00:00:00Z`));
 
 /** The chart's twin: the same numbers, a row per day in the chart's order, with the period's totals. */
-function usageTable(view: UsagePanelView, subjectText: string): SafeHtml {
-  const { days } = view;
+function usageTable(days: readonly UsageDay[], subjectText: string): SafeHtml {
   const totals = { day: '', ok: 0, clientErrors: 0, rateLimited: 0, serverErrors: 0 };
   for (const d of days) for (const { field } of OUTCOMES) totals[field] += d[field];
   const cells = (d: UsageDay) => html`${OUTCOMES.map(({ field }) => html`<td>${countFormat.format(d[field])}</td>`)}<td>${countFormat.format(totalOf(d))}</td>`;
@@ -73,6 +72,6 @@ export function usagePanel(view: UsagePanelView): SafeHtml {
     ${usageChartSvg({ id: 'usage-chart', title: `${summary} Requests per day, ${subjectText}, last ${days.length} days, by status.`, days })}
     <figcaption>${LEGEND}</figcaption>
   </figure>
-  ${usageTable(view, subjectText)}
+  ${usageTable(days, subjectText)}
 </section>`;
 }
