@@ -4,12 +4,14 @@ import { rootCause } from './wiring/root-cause';
 import { ConfigError, parseConfig } from './config';
 import { ADMIN_OFF, createGateway } from './wiring/create-gateway';
 import { exitGracefully } from './wiring/process-lifecycle';
+import { keepTickShapesAlive } from '../lib/tick-shapes';
 
 /** Stores get this long after the drain to close before the process gives up on them. */
 const CLOSE_ALLOWANCE_MS = 15_000;
 
 /** `npm start`: gateway, portal and embedded stores in one process. */
 async function main(): Promise<void> {
+  keepTickShapesAlive();
   // Everything the gateway writes (the embedded database, development secrets) is for its own user only.
   process.umask(0o077);
   let config;
