@@ -3,7 +3,7 @@ import type { AuditContext, AuditLog } from '../../identity/audit-log';
 import type { KeyAdmin } from '../../identity/key-admin';
 import type { PlanService } from '../../identity/plans';
 import { accountDetailBody, accountSummaryBody, adminKeyBody, auditEntryBody, planBody, secretReportBody } from './admin-views';
-import { nextPageLink } from './pagination';
+import { nextPageLink } from '../../lib/next-page-link';
 
 /** One admin operation's input, already matched and validated against openapi/admin.yaml. */
 export interface AdminCall {

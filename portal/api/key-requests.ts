@@ -1,5 +1,6 @@
 import { ApiError } from '../../lib/api-error';
 import { quotedInMessage } from '../../lib/plain-text';
+import { REQUEST_ID_SHAPE } from '../../lib/request-id';
 import type { LoggedRequest, RequestLogPage, RequestLogQuery, StatusFilter } from '../../gateway/request-log/request-log';
 import { parseCursor, STATUS_FILTERS } from '../../gateway/request-log/request-log';
 
@@ -12,8 +13,6 @@ export interface KeyRequestLog {
 const DEFAULT_REQUESTS_LIMIT = 50;
 const MAX_REQUESTS_LIMIT = 100;
 const PARAMETERS = ['limit', 'after', 'status', 'requestId'] as const;
-/** What the gateway accepts as an X-Request-Id (lib/request-id.ts), and so all a request id can be. */
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 const LIMIT = /^\d{1,3}$/;
 
 /**
@@ -47,19 +46,10 @@ export function readKeyRequestsQuery(url: string): RequestLogQuery {
     query.status = raw.status as StatusFilter;
   }
   if (raw.requestId !== undefined) {
-    if (!REQUEST_ID.test(raw.requestId)) throw new ApiError('invalid_request', 'query parameter "requestId" must be 1 to 128 letters, digits, ".", "_", ":" or "-", as in X-Request-Id');
+    if (!REQUEST_ID_SHAPE.test(raw.requestId)) throw new ApiError('invalid_request', 'query parameter "requestId" must be 1 to 128 letters, digits, ".", "_", ":" or "-", as in X-Request-Id');
     query.requestId = raw.requestId;
   }
   return query;
-}
-
-/** The next page's URL: the same filters, after the last request of this one. */
-export function nextPageUrl(base: string, query: RequestLogQuery, after: string): string {
-  const next = new URLSearchParams({ limit: String(query.limit) });
-  if (query.status) next.set('status', query.status);
-  if (query.requestId) next.set('requestId', query.requestId);
-  next.set('after', after);
-  return `${base}?${next}`;
 }
 
 export const loggedRequestBody = (request: LoggedRequest) => ({

@@ -10,7 +10,8 @@ import type { AccountPlanUsage, PlanUsage } from '../../identity/plan-usage';
 import type { SignupLimiter } from '../../identity/signup-limiter';
 import { SESSION_COOKIE_NAME, sessionCookieOptions, type SessionService } from '../../identity/session-service';
 import { serializeCookie } from './cookies';
-import { loggedRequestBody, nextPageUrl, readKeyRequestsQuery, type KeyRequestLog } from './key-requests';
+import { loggedRequestBody, readKeyRequestsQuery, type KeyRequestLog } from './key-requests';
+import { nextPageLink } from '../../lib/next-page-link';
 import { jsonBody, optionalNumberOrNull, optionalString, readFields, requiredString } from './json-body';
 import { onlyMethods } from './only-methods';
 import { sameOriginOnly } from './same-origin';
@@ -230,7 +231,11 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
         // Another account's key and a key that does not exist look the same: 404.
         if (!(await requestLog.ownsKey(currentSession(res).accountId, keyId))) throw new ApiError('not_found', 'No API key with this id exists in your account.');
         const page = await requestLog.read(keyId, query);
-        if (page.next) res.setHeader('Link', `<${nextPageUrl(`${deps.publicUrl}/portal/api/keys/${keyId}/requests`, query, page.next)}>; rel="next"`);
+        if (page.next) {
+          // limit among the filters so that it leads the query, as the portal has always sent it.
+          const filters = { limit: query.limit, status: query.status, requestId: query.requestId };
+          res.setHeader('Link', nextPageLink(`${deps.publicUrl}/portal/api/keys/${keyId}/requests`, filters, query.limit, page.next));
+        }
         res.status(200).json(page.requests.map(loggedRequestBody));
       })
       .all(onlyMethods('GET'));

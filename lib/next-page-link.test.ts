@@ -1,4 +1,4 @@
-import { nextPageLink } from './pagination';
+import { nextPageLink } from './next-page-link';
 
 describe('nextPageLink', () => {
   test('when a page has filters, then the next link keeps them, with limit and after last, encoded', () => {

@@ -1,6 +1,6 @@
 /**
  * The `Link` header of a page that has more after it: the same list (its filters kept, `limit`
- * made explicit) from the item after `after`, on the admin listener's own URL.
+ * made explicit) from the item after `after`: the admin API's lists and a key's request log alike.
  */
 export function nextPageLink(pageUrl: string, filters: Record<string, string | number | undefined>, limit: number, after: string | number): string {
   const query = new URLSearchParams();
