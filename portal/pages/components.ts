@@ -29,8 +29,7 @@ export function codeSamples(call: SampleCall): SafeHtml {
   return html`<figure class="code-samples" data-code-samples data-method="${call.method}" data-path="${call.path}"
     data-base-production="${call.bases.production}" data-base-staging="${call.bases.staging}" data-label="${call.label}"${body === undefined ? html`` : html` data-body="${body}"`}>
   <figcaption class="code-head"><span id="${call.id}-label">${call.label}</span></figcaption>
-  <div data-samples-body>${codeBlock(call.id, 'curl', lines.join(' \
-     '))}</div>
+  <div data-samples-body>${codeBlock(call.id, 'curl', lines.join(' \\\n     '))}</div>
 </figure>`;
 }
 
