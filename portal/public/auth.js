@@ -15,17 +15,7 @@
   const MIN_PASSWORD = 10;
 
   function fieldError(name, message) {
-    const input = inputs[name];
-    const error = document.getElementById(name + '-error');
-    if (message) {
-      error.textContent = message;
-      error.hidden = false;
-      input.setAttribute('aria-invalid', 'true');
-    } else {
-      error.textContent = '';
-      error.hidden = true;
-      input.removeAttribute('aria-invalid');
-    }
+    portal.setFieldError(inputs[name], document.getElementById(name + '-error'), message);
   }
 
   function formError(message, link) {

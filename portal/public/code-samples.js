@@ -97,40 +97,26 @@
 
   /** Fills `container` with the tabs of one call; returns a function that redraws them (a new key, a new server). */
   function render(container, call) {
+    const el = window.AsgPortal.el;
     const id = 'samples-' + ++counter;
-    const tablist = document.createElement('div');
-    tablist.setAttribute('role', 'tablist');
-    tablist.setAttribute('aria-label', call.label || 'Code sample language');
-    tablist.className = 'sample-tabs';
+    const tablist = el('div', { role: 'tablist', 'aria-label': call.label || 'Code sample language', class: 'sample-tabs' });
     const panels = [];
     const tabs = LANGUAGES.map((language, index) => {
-      const tab = document.createElement('button');
-      tab.type = 'button';
-      tab.id = id + '-' + language.id + '-tab';
-      tab.className = 'sample-tab';
-      tab.textContent = language.label;
-      tab.setAttribute('role', 'tab');
-      tab.setAttribute('aria-controls', id + '-' + language.id);
-      tab.setAttribute('aria-selected', String(index === 0));
-      tab.tabIndex = index === 0 ? 0 : -1;
-      const panel = document.createElement('div');
-      panel.id = id + '-' + language.id;
-      panel.className = 'sample-panel';
-      panel.setAttribute('role', 'tabpanel');
-      panel.setAttribute('aria-labelledby', tab.id);
+      const panelId = id + '-' + language.id;
+      const tab = el('button', {
+        type: 'button',
+        id: panelId + '-tab',
+        class: 'sample-tab',
+        text: language.label,
+        role: 'tab',
+        'aria-controls': panelId,
+        'aria-selected': String(index === 0),
+        tabindex: index === 0 ? '0' : '-1',
+      });
+      const pre = el('pre', { id: panelId + '-code', tabindex: '0', 'aria-label': language.label + ' sample', 'data-language': language.id });
+      const copy = el('button', { type: 'button', class: 'copy-button', 'data-copy': pre.id, text: 'Copy', 'aria-label': 'Copy the ' + language.label + ' sample' });
+      const panel = el('div', { id: panelId, class: 'sample-panel', role: 'tabpanel', 'aria-labelledby': tab.id }, [copy, pre]);
       panel.hidden = index !== 0;
-      const pre = document.createElement('pre');
-      pre.id = id + '-' + language.id + '-code';
-      pre.tabIndex = 0;
-      pre.setAttribute('aria-label', language.label + ' sample');
-      pre.dataset.language = language.id;
-      const copy = document.createElement('button');
-      copy.type = 'button';
-      copy.className = 'copy-button';
-      copy.dataset.copy = pre.id;
-      copy.textContent = 'Copy';
-      copy.setAttribute('aria-label', 'Copy the ' + language.label + ' sample');
-      panel.append(copy, pre);
       panels.push(panel);
       return tab;
     });
@@ -194,11 +180,11 @@
       forgetKey();
       draws.forEach((forget) => forget());
       note.hidden = true;
-      if (window.AsgPortal) window.AsgPortal.announce('The key is forgotten in this tab; the samples read ASG_KEY again.');
+      window.AsgPortal.announce('The key is forgotten in this tab; the samples read ASG_KEY again.');
     });
   }
 
-  window.AsgCodeSamples = { samples, render, tabKey, rememberKey, forgetKey };
+  window.AsgCodeSamples = { render, rememberKey };
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', enhancePage);
   else enhancePage();
 })();

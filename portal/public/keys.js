@@ -25,8 +25,6 @@
   const tbody = $('[data-keys-body]');
   const dialog = $('#revoke-dialog');
   const rollDialog = $('#roll-dialog');
-  /** The "Recent requests" panel; key-requests.js handles each row's "Requests" button. */
-  const requestLog = $('[data-request-log]');
 
   /** The one secret this page knows, only while its panel is open. */
   let issued = null;
@@ -151,14 +149,13 @@
 
   function row(key) {
     const actions = el('td', { 'data-label': 'Actions', class: 'cell-actions' });
-    if (requestLog) {
-      actions.append(
-        el('button', { type: 'button', class: 'button button-small', 'data-show-requests': key.id, 'aria-controls': 'requests-panel' }, [
-          'Requests',
-          el('span', { class: 'visually-hidden', text: ' of key ' + key.name }),
-        ]),
-      );
-    }
+    // key-requests.js opens the page's "Recent requests" panel for it.
+    actions.append(
+      el('button', { type: 'button', class: 'button button-small', 'data-show-requests': key.id, 'aria-controls': 'requests-panel' }, [
+        'Requests',
+        el('span', { class: 'visually-hidden', text: ' of key ' + key.name }),
+      ]),
+    );
     if (key.status === 'active' && !key.rolledTo) {
       actions.append(
         el('button', { type: 'button', class: 'button button-small', 'data-roll': key.id }, ['Roll', el('span', { class: 'visually-hidden', text: ' key ' + key.name })]),
