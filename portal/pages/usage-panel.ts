@@ -1,4 +1,4 @@
-import { totalOf, type UsageDay } from '../../identity/daily-usage';
+import { addOutcomes, noOutcomes, totalOf, type UsageDay } from '../../identity/daily-usage';
 import { html, type SafeHtml } from '../html';
 import { countFormat, OUTCOMES, shortDayText, usageChartSvg } from '../usage/usage-chart';
 import { ERRORS_DEFINITION, SUMMARY_DAYS, usageSummary } from '../usage/usage-summary';
@@ -23,8 +23,8 @@ const captionDayText = (day: string) => captionDay.format(new Date(`${day}T00:00
 
 /** The chart's twin: the same numbers, a row per day in the chart's order, with the period's totals. */
 function usageTable(days: readonly UsageDay[], subjectText: string): SafeHtml {
-  const totals = { day: '', ok: 0, clientErrors: 0, rateLimited: 0, serverErrors: 0 };
-  for (const d of days) for (const { field } of OUTCOMES) totals[field] += d[field];
+  const totals: UsageDay = { day: '', ...noOutcomes() };
+  for (const d of days) addOutcomes(totals, d);
   const cells = (d: UsageDay) => html`${OUTCOMES.map(({ field }) => html`<td>${countFormat.format(d[field])}</td>`)}<td>${countFormat.format(totalOf(d))}</td>`;
   return html`<details class="usage-details">
     <summary>Daily numbers (table)</summary>

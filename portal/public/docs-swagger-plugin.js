@@ -30,7 +30,7 @@
         };
       };
     };
-    /** The operation's example call on the selected server, with the key the explorer is authorized with, if any. */
+    /** The operation's example call, but for the server and the key: what its spec says, read once per operation. */
     function exampleCall(path, method) {
       const spec = system.specSelectors.specJson();
       const operation = spec.getIn(['paths', path, method]);
@@ -43,32 +43,42 @@
         else if (parameter.get('in') === 'query' && parameter.get('required') && example !== undefined) query.push(encodeURIComponent(parameter.get('name')) + '=' + encodeURIComponent(example));
       });
       const example = operation.getIn(['requestBody', 'content', 'application/json', 'example']);
-      const server = system.oas3Selectors.selectedServer() || (spec.getIn(['servers', 0, 'url']) || '');
-      const authorized = system.authSelectors.authorized();
       return {
         method: method,
-        url: new URL(server, window.location.href).href.replace(/\/$/, '') + concrete + (query.length ? '?' + query.join('&') : ''),
+        target: concrete + (query.length ? '?' + query.join('&') : ''),
         body: example && example.toJS ? example.toJS() : example,
-        key: (authorized && authorized.getIn(['bearerAuth', 'value'])) || null,
         label: 'Code sample language for ' + method.toUpperCase() + ' ' + path,
+      };
+    }
+
+    /** The call on the selected server, with the key the explorer is authorized with, if any. */
+    function onServerWithKey(call) {
+      const server = system.oas3Selectors.selectedServer() || (system.specSelectors.specJson().getIn(['servers', 0, 'url']) || '');
+      const authorized = system.authSelectors.authorized();
+      return {
+        method: call.method,
+        url: new URL(server, window.location.href).href.replace(/\/$/, '') + call.target,
+        body: call.body,
+        key: (authorized && authorized.getIn(['bearerAuth', 'value'])) || null,
+        label: call.label,
       };
     }
 
     function OperationSamples(props) {
       const ref = React.useRef(null);
-      const draw = React.useRef(null);
       React.useEffect(function () {
         const samples = window.AsgCodeSamples;
         if (!samples || !ref.current) return undefined;
-        draw.current = samples.render(ref.current, exampleCall(props.path, props.method));
+        const call = exampleCall(props.path, props.method);
+        const first = onServerWithKey(call);
+        const draw = samples.render(ref.current, first);
         // A new server or key redraws the samples: Swagger UI does not re-render this part for them.
-        let last = '';
+        let last = first.url + ' ' + first.key;
         return system.getStore().subscribe(function () {
-          const call = exampleCall(props.path, props.method);
-          const now = call.url + ' ' + call.key;
-          if (now !== last) {
-            last = now;
-            draw.current(call);
+          const now = onServerWithKey(call);
+          if (now.url + ' ' + now.key !== last) {
+            last = now.url + ' ' + now.key;
+            draw(now);
           }
         });
       }, [props.path, props.method]);

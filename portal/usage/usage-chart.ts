@@ -54,7 +54,8 @@ function dayTooltip(d: UsageDay): string {
  */
 export function usageChartSvg(o: { id: string; title: string; days: readonly UsageDay[] }): SafeHtml {
   const { days } = o;
-  const max = niceCeiling(Math.max(0, ...days.map(totalOf)));
+  const top = Math.max(0, ...days.map(totalOf));
+  const max = niceCeiling(top);
   const plotHeight = PLOT.bottom - PLOT.top;
   const slot = (PLOT.right - PLOT.left) / Math.max(days.length, 1);
   const barWidth = round(Math.max(slot * 0.7, 1));
@@ -62,7 +63,7 @@ export function usageChartSvg(o: { id: string; title: string; days: readonly Usa
   const ticks = Number.isInteger(max / 2) ? [0, max / 2, max] : [0, max];
   // Every 7th day from today backwards is labelled, so today always is.
   const labelled = (i: number) => (days.length - 1 - i) % 7 === 0;
-  const empty = days.every((d) => totalOf(d) === 0);
+  const empty = top === 0;
   // Centred under its bar; today's ends at its bar's right edge, so a larger phone font never runs off the edge.
   const dayLabel = (d: UsageDay, i: number) => {
     const last = i === days.length - 1;
