@@ -3,8 +3,9 @@ import { ApiError } from '../lib/api-error';
 import type { AuditContext, AuditLog } from './audit-log';
 import { KEYS_SCHEMA } from './migrations';
 import { dateOrNull } from './api-key-service';
+import { normalizeEmail } from './account-service';
 import { adminKeyView, ADMIN_KEY_COLUMNS, type AdminKeyRow, type AdminKeyView } from './admin-key-view';
-import { PLAN_NAME, type PlanService } from './plans';
+import type { PlanService } from './plans';
 import { accountChanged, type RevocationBus } from './revocation-bus';
 import { monthOf } from './month';
 
@@ -44,7 +45,6 @@ export interface AccountAdmin {
   suspend(id: number, reason: string, context: AuditContext): Promise<AccountOverview>;
   /** The keys that were active work again. 409 when not suspended. */
   reinstate(id: number, reason: string | null, context: AuditContext): Promise<AccountOverview>;
-  /** Deletes the account, its sessions, keys and usage; its audit entries keep only the id. */
   /** Deletes the account with its sessions, keys and usage; resolves with the ids its keys had, for the stores outside PostgreSQL. */
   erase(id: number, reason: string | null, context: AuditContext): Promise<{ keyIds: string[] }>;
   /** 400 `invalid_request` for a plan that does not exist. */
@@ -118,7 +118,7 @@ export function createAccountAdmin({ db, audit, plans, bus, now }: AccountAdminD
     async list({ email, limit, after }) {
       const params: unknown[] = [monthOf(now()), limit + 1];
       const where: string[] = [];
-      if (email !== undefined) where.push(`a.email = $${params.push(email.trim().toLowerCase().normalize('NFC'))}`);
+      if (email !== undefined) where.push(`a.email = $${params.push(normalizeEmail(email))}`);
       if (after !== undefined) where.push(`a.id > $${params.push(after)}`);
       const rows = await db.query<OverviewRow>(`${overviewSelect} ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY a.id LIMIT $2`, params);
       const page = rows.slice(0, limit).map(toOverview);
@@ -171,7 +171,7 @@ export function createAccountAdmin({ db, audit, plans, bus, now }: AccountAdminD
     },
 
     async setPlan(id, plan, context) {
-      if (typeof plan !== 'string' || !PLAN_NAME.test(plan) || !(await plans.exists(plan))) {
+      if (!(await plans.exists(plan))) {
         throw new ApiError('invalid_request', `There is no plan named ${JSON.stringify(String(plan).slice(0, 40))}.`);
       }
       return change(id, async (tx, before) => {

@@ -83,7 +83,7 @@ export interface KeySummary extends KeyIdentity {
 }
 
 /** A key ending within this carries an "expires soon" badge. */
-export const EXPIRES_SOON_MS = 7 * 24 * 60 * 60 * 1000;
+const EXPIRES_SOON_MS = 7 * DAY_MS;
 
 /** Requests a key has authenticated, and how many of them went to deprecated operations. */
 export interface KeyUsage {
@@ -198,7 +198,7 @@ function mintKey(environment: Environment): { id: string; key: string; prefix: s
 }
 
 /** How long a rolled key keeps working beside its successor. */
-export const ROLL_OVERLAPS = { none: 0, '1h': 60 * 60 * 1000, '24h': DAY_MS, '7d': 7 * DAY_MS } as const;
+const ROLL_OVERLAPS = { none: 0, '1h': 60 * 60 * 1000, '24h': DAY_MS, '7d': 7 * DAY_MS } as const;
 export type RollOverlap = keyof typeof ROLL_OVERLAPS;
 
 function readOverlap(value: unknown): number {
@@ -208,7 +208,14 @@ function readOverlap(value: unknown): number {
   return ROLL_OVERLAPS[value as RollOverlap];
 }
 
-const notFound = () => new ApiError('not_found', 'No API key with this id exists in your account.');
+/** A key that is not the account's and one that does not exist look the same. */
+export const keyNotFound = () => new ApiError('not_found', 'No API key with this id exists in your account.');
+
+/** `keyId` when it is shaped like a key id; 404 otherwise, as for a key the account does not hold. */
+export function checkedKeyId(keyId: unknown): string {
+  if (typeof keyId !== 'string' || !KEY_ID_SHAPE.test(keyId)) throw keyNotFound();
+  return keyId;
+}
 
 const suspendedAccount = () => new ApiError('forbidden', 'This account is suspended; it cannot create keys.');
 
@@ -314,7 +321,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     },
 
     async roll(accountId, keyId, overlap) {
-      if (typeof keyId !== 'string' || !KEY_ID_SHAPE.test(keyId)) throw notFound();
+      checkedKeyId(keyId);
       const overlapMs = readOverlap(overlap);
       const at = now();
       const { issued, oldHash } = await db.transaction(async (tx) => {
@@ -323,7 +330,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
           `SELECT id, name, environment, created_at, expires_at, revoked_at, hash, rolled_to FROM ${table} WHERE id = $1 AND account_id = $2 FOR UPDATE`,
           [keyId, accountId],
         );
-        if (!old) throw notFound();
+        if (!old) throw keyNotFound();
         const oldExpiresAt = dateOrNull(old.expires_at);
         const status = keyStatus({ revokedAt: dateOrNull(old.revoked_at), expiresAt: oldExpiresAt }, at);
         if (status !== 'active') throw new ApiError('conflict', `This key is ${status}; only an active key can be rolled.`);
@@ -383,7 +390,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     },
 
     async revoke(accountId, keyId) {
-      if (typeof keyId !== 'string' || !KEY_ID_SHAPE.test(keyId)) throw notFound();
+      checkedKeyId(keyId);
       const at = now();
       // The key and the other half of a roll (its predecessor or successor) end together.
       const rows = await db.transaction(async (tx) => {
@@ -393,7 +400,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
            FOR UPDATE`,
           [keyId, accountId],
         );
-        if (!pair.some((row) => row.id === keyId)) throw notFound();
+        if (!pair.some((row) => row.id === keyId)) throw keyNotFound();
         for (const row of pair) {
           if (row.revoked_at !== null) continue;
           await tx.query(`UPDATE ${table} SET revoked_at = $2 WHERE id = $1`, [row.id, at]);

@@ -1,23 +1,25 @@
 import { ident, type Database } from '../db/database';
 import { ApiError } from '../lib/api-error';
 import { runEvery } from '../lib/run-every';
-import { KEY_ID_SHAPE } from './api-key-service';
+import { checkedKeyId, keyNotFound } from './api-key-service';
 import { addOutcomes, dayNumber, fillDays, type OutcomeCounts, type UsageDay } from './daily-usage';
 import { createDailyUsageLedger, type DayTally } from './daily-usage-ledger';
 import { KEYS_SCHEMA } from './migrations';
 
 export const DEFAULT_USAGE_DAYS = 30;
-export const MAX_USAGE_DAYS = 90;
+const MAX_USAGE_DAYS = 90;
 /** Days kept in the table; older ones are deleted by the purge. Past a year, for year-on-year looks. */
-export const USAGE_RETENTION_DAYS = 400;
+const USAGE_RETENTION_DAYS = 400;
 /** The purge has a day's worth of rows at most to delete: a few times a day is plenty. */
-export const USAGE_PURGE_INTERVAL_MS = 6 * 60 * 60 * 1000;
+const USAGE_PURGE_INTERVAL_MS = 6 * 60 * 60 * 1000;
+
+const invalidDays = () => new ApiError('invalid_request', `days must be a whole number from 1 to ${MAX_USAGE_DAYS}.`);
 
 /** `days` as a client sends it (a query string value, or absent): a whole number from 1 to 90, or a 400 naming it. */
 export function readUsageDays(value: unknown): number {
   if (value === undefined) return DEFAULT_USAGE_DAYS;
   const days = typeof value === 'string' && /^[0-9]{1,3}$/.test(value) ? Number(value) : NaN;
-  if (!(days >= 1 && days <= MAX_USAGE_DAYS)) throw new ApiError('invalid_request', `days must be a whole number from 1 to ${MAX_USAGE_DAYS}.`);
+  if (!(days >= 1 && days <= MAX_USAGE_DAYS)) throw invalidDays();
   return days;
 }
 
@@ -53,7 +55,6 @@ interface DayRow {
   server_errors: string | number | null;
 }
 
-const notFound = () => new ApiError('not_found', 'No API key with this id exists in your account.');
 
 /** Stored days plus what this process has not written yet, summed per day. */
 function sumByDay(rows: readonly DayRow[], unwritten: readonly DayTally[]): Map<number, OutcomeCounts> {
@@ -88,7 +89,7 @@ export function createDailyUsageService(deps: DailyUsageServiceDeps): DailyUsage
 
   /** Today and the days before it, as day numbers; `days` is checked again here, the route is not the only caller. */
   const dayWindow = (days: number) => {
-    if (!Number.isInteger(days) || days < 1 || days > MAX_USAGE_DAYS) throw new ApiError('invalid_request', `days must be a whole number from 1 to ${MAX_USAGE_DAYS}.`);
+    if (!Number.isInteger(days) || days < 1 || days > MAX_USAGE_DAYS) throw invalidDays();
     const last = dayNumber(nowMs());
     return { first: last - days + 1, last };
   };
@@ -99,7 +100,7 @@ export function createDailyUsageService(deps: DailyUsageServiceDeps): DailyUsage
 
     async forKey(accountId, keyId, days) {
       const { first, last } = dayWindow(days);
-      if (typeof keyId !== 'string' || !KEY_ID_SHAPE.test(keyId)) throw notFound();
+      checkedKeyId(keyId);
       // One statement checks the owner and reads the days: a key without usage is one row of nulls.
       const { result: rows, unwritten } = await ledger.readWithUnwritten(
         () =>
@@ -113,7 +114,7 @@ export function createDailyUsageService(deps: DailyUsageServiceDeps): DailyUsage
           ),
         (found) => (found.length > 0 ? [keyId] : []),
       );
-      if (rows.length === 0) throw notFound();
+      if (rows.length === 0) throw keyNotFound();
       return fillDays(sumByDay(rows, unwritten.filter((t) => t.day >= first && t.day <= last)), first, last);
     },
 

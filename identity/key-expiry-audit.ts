@@ -4,7 +4,7 @@ import { auditTable } from './audit-log';
 import { KEYS_SCHEMA } from './migrations';
 
 /** A key expires without anyone acting; once a minute is close enough for the trail. */
-export const KEY_EXPIRY_AUDIT_INTERVAL_MS = 60 * 1000;
+const KEY_EXPIRY_AUDIT_INTERVAL_MS = 60 * 1000;
 
 /**
  * Writes a `key.expired` entry, at the key's expiry time, for every key that has expired since

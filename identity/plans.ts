@@ -4,10 +4,10 @@ import type { AuditContext, AuditLog } from './audit-log';
 import { KEYS_SCHEMA } from './migrations';
 import { PLANS_CHANGED, type RevocationBus } from './revocation-bus';
 
-export const DEFAULT_PLAN = 'default';
-export const PLAN_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
-export const MAX_REQUESTS_PER_MINUTE = 10_000_000;
-export const MAX_REQUESTS_PER_MONTH = 1_000_000_000_000;
+const DEFAULT_PLAN = 'default';
+const PLAN_NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/;
+const MAX_REQUESTS_PER_MINUTE = 10_000_000;
+const MAX_REQUESTS_PER_MONTH = 1_000_000_000_000;
 
 /** What an account may spend: per minute in each environment, and optionally per calendar month (UTC) in all. */
 export interface Plan {

@@ -3,7 +3,7 @@ import { Router, type Request, type Response } from 'express';
 import { ApiError } from '../../lib/api-error';
 import { createErrorReporter, describeExpressRequest } from '../../lib/report-error';
 import type { Account, AccountService } from '../../identity/account-service';
-import type { ApiKeyService, IssuedKey, KeySummary, RollOverlap } from '../../identity/api-key-service';
+import { keyNotFound, type ApiKeyService, type IssuedKey, type KeySummary, type RollOverlap } from '../../identity/api-key-service';
 import type { DailyUsageService } from '../../identity/daily-usage-service';
 import type { LoginLimiter } from '../../identity/login-limiter';
 import type { AccountPlanUsage, PlanUsage } from '../../identity/plan-usage';
@@ -229,7 +229,7 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
         const query = readKeyRequestsQuery(req.originalUrl);
         const keyId = String(req.params.id);
         // Another account's key and a key that does not exist look the same: 404.
-        if (!(await requestLog.ownsKey(currentSession(res).accountId, keyId))) throw new ApiError('not_found', 'No API key with this id exists in your account.');
+        if (!(await requestLog.ownsKey(currentSession(res).accountId, keyId))) throw keyNotFound();
         const page = await requestLog.read(keyId, query);
         if (page.next) {
           // limit among the filters so that it leads the query, as the portal has always sent it.
