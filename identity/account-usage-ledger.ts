@@ -1,7 +1,7 @@
 import { createBatchedWrites } from '../lib/batched-writes';
 import { ident, type Database } from '../db/database';
 import { KEYS_SCHEMA } from './migrations';
-import { monthOf, monthStart, nextMonthStart } from './month';
+import { monthWindow } from './month';
 
 /** One calendar month's counts not yet written, by account id. */
 interface MonthCounts {
@@ -12,8 +12,7 @@ interface MonthCounts {
 }
 
 function monthCountsAt(now: number): MonthCounts {
-  const at = new Date(now);
-  return { month: monthOf(at), startsAt: monthStart(at).getTime(), endsAt: nextMonthStart(at).getTime(), counts: new Map() };
+  return { ...monthWindow(now), counts: new Map() };
 }
 
 /** Counts waiting for a write, by account and month; written together in one statement. */

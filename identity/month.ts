@@ -12,3 +12,9 @@ export function nextMonthStart(at: Date): Date {
 export function monthOf(at: Date): string {
   return monthStart(at).toISOString().slice(0, 10);
 }
+
+/** The calendar month (UTC) holding `now` (epoch ms): its name and its span, start included, end excluded. */
+export function monthWindow(now: number): { month: string; startsAt: number; endsAt: number } {
+  const at = new Date(now);
+  return { month: monthOf(at), startsAt: monthStart(at).getTime(), endsAt: nextMonthStart(at).getTime() };
+}

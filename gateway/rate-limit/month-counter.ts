@@ -1,5 +1,5 @@
 import type Redis from 'ioredis';
-import { monthOf, monthStart, nextMonthStart } from '../../identity/month';
+import { monthWindow } from '../../identity/month';
 import type { CounterCount, LeaseCounter } from './budget-leases';
 
 /** A month's Redis count outlives the month by this much, so a process whose clock lags still finds it. */
@@ -42,8 +42,7 @@ interface MonthState {
 }
 
 function monthStateAt(now: number): MonthState {
-  const at = new Date(now);
-  return { month: monthOf(at), startsAt: monthStart(at).getTime(), endsAt: nextMonthStart(at).getTime(), seeds: new Map(), seeded: new Map(), counts: new Map() };
+  return { ...monthWindow(now), seeds: new Map(), seeded: new Map(), counts: new Map() };
 }
 
 /**

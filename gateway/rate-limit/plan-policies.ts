@@ -1,5 +1,5 @@
 import type { Plan } from '../../identity/plans';
-import { monthStart, nextMonthStart } from '../../identity/month';
+import { monthWindow } from '../../identity/month';
 import { fieldOf } from './rate-limit-headers';
 import type { RateDecision } from './rate-limiter';
 
@@ -17,8 +17,8 @@ export const MONTH_POLICY = 'month';
 export function planPolicy(plan: Pick<Plan, 'requestsPerMinute' | 'requestsPerMonth'>, now: number): string {
   const minute = `"${MINUTE_POLICY}";q=${plan.requestsPerMinute};w=${MINUTE_WINDOW_SECONDS}`;
   if (plan.requestsPerMonth === null) return minute;
-  const at = new Date(now);
-  const monthSeconds = (nextMonthStart(at).getTime() - monthStart(at).getTime()) / 1000;
+  const { startsAt, endsAt } = monthWindow(now);
+  const monthSeconds = (endsAt - startsAt) / 1000;
   return `${minute}, "${MONTH_POLICY}";q=${plan.requestsPerMonth};w=${monthSeconds}`;
 }
 
@@ -32,9 +32,8 @@ export function createPlanPolicies(): (plan: Plan, now: number) => string {
   return function policyOf(plan, now) {
     const known = made.get(plan);
     if (known && now >= known.from && now < known.until) return known.header;
-    const at = new Date(now);
-    const monthly = plan.requestsPerMonth !== null;
-    const entry = { header: planPolicy(plan, now), from: monthly ? monthStart(at).getTime() : -Infinity, until: monthly ? nextMonthStart(at).getTime() : Infinity };
+    const month = plan.requestsPerMonth === null ? undefined : monthWindow(now);
+    const entry = { header: planPolicy(plan, now), from: month?.startsAt ?? -Infinity, until: month?.endsAt ?? Infinity };
     made.set(plan, entry);
     return entry.header;
   };
