@@ -1,6 +1,7 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import { ApiError } from '../lib/api-error';
+import { secretDigest } from '../lib/bearer-token';
 import { renderError } from '../lib/render-error';
 
 /** Long enough that guessing it is hopeless: the gateway draws 32 random bytes for its embedded stores. */
@@ -15,14 +16,10 @@ export const MIN_GATEWAY_TOKEN_LENGTH = 32;
 export function requireGatewayToken(token: string): RequestHandler {
   if (token.length < MIN_GATEWAY_TOKEN_LENGTH) throw new RangeError(`the gateway token must have at least ${MIN_GATEWAY_TOKEN_LENGTH} characters`);
   // Digests of both sides: equal lengths for the constant-time comparison, whatever was sent.
-  const expected = digest(`Bearer ${token}`);
+  const expected = secretDigest(`Bearer ${token}`);
   return function requireGatewayTokenStep(req, res, next) {
     const given = req.headers.authorization;
-    if (given !== undefined && timingSafeEqual(digest(given), expected)) return next();
+    if (given !== undefined && timingSafeEqual(secretDigest(given), expected)) return next();
     renderError(res, new ApiError('unauthorized', 'This pet store answers only its gateway.'));
   };
-}
-
-function digest(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
 }

@@ -1,12 +1,12 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { RequestHandler } from 'express';
 import { consumeOrRefuse, type Limiter } from '../../identity/limit-refusal';
 import { ApiError } from '../../lib/api-error';
+import { bearerToken, secretDigest } from '../../lib/bearer-token';
 import type { AdminToken } from '../config';
 import { adminState } from './admin-state';
 
-const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
 const ADMIN_CHALLENGE = 'Bearer realm="animal-store-admin"';
 /** Wrong tokens one client may send per window before it is refused without a look at its token. */
 export const MAX_ADMIN_TOKEN_FAILURES = 10;
@@ -22,9 +22,6 @@ export interface AdminAuthOptions {
 
 const unauthorized = (message: string) => new ApiError('unauthorized', message, { headers: { 'WWW-Authenticate': ADMIN_CHALLENGE } });
 
-/** SHA-256 first: digests have one length, so the comparison's time says nothing of a token's length or prefix. */
-const digest = (value: string) => createHash('sha256').update(value).digest();
-
 /**
  * `Authorization: Bearer <one of ADMIN_TOKEN's tokens>` or 401. Each presented token takes one
  * of its client's failure points before it is compared (so parallel guesses cannot slip past the
@@ -33,18 +30,18 @@ const digest = (value: string) => createHash('sha256').update(value).digest();
  */
 export function requireAdminToken({ tokens, failures, clientKey }: AdminAuthOptions): RequestHandler {
   if (tokens.length === 0) throw new Error('requireAdminToken: at least one token is needed');
-  const known = tokens.map(({ label, token }) => ({ label, digest: digest(token) }));
+  const known = tokens.map(({ label, token }) => ({ label, digest: secretDigest(token) }));
 
   /** The label of the presented token; every token is compared, so the time does not say which one matched. */
   function labelOf(presented: string): string | undefined {
-    const presentedDigest = digest(presented);
+    const presentedDigest = secretDigest(presented);
     let label: string | undefined;
     for (const entry of known) if (timingSafeEqual(presentedDigest, entry.digest)) label ??= entry.label;
     return label;
   }
 
   return async function requireAdminToken(req, res, next) {
-    const presented = BEARER.exec(req.headers.authorization ?? '')?.[1];
+    const presented = bearerToken(req.headers.authorization);
     // Without a token nothing is guessed, so nothing is counted.
     if (presented === undefined) throw unauthorized('The admin API requires "Authorization: Bearer <ADMIN_TOKEN>".');
     const client = clientKey(req);

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { ApiError } from '../../lib/api-error';
+import { bearerToken } from '../../lib/bearer-token';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { Socket } from 'node:net';
 import { whenReady, type Environment, type GatewayRequest, type Next, type Step } from '../pipeline/pipeline';
@@ -23,7 +24,6 @@ export interface UsageRecorder {
   recordUse(keyId: string, deprecated: boolean): void;
 }
 
-const BEARER = /^bearer[ \t]+([^\s]+)[ \t]*$/i;
 const CHALLENGE = 'Bearer realm="animal-store"';
 
 /** Why a key was refused, as the client reads it; the prefixes are the document's servers. */
@@ -89,9 +89,9 @@ export function authenticate({ keys, anonymousLimiter, clientKey, metrics, usage
     if (!header) return refuse(req, next, unauthorized('Missing API key: send "Authorization: Bearer <API_KEY>".'));
     let seen = hashedOnConnection.get(req.socket);
     if (seen?.header !== header) {
-      const match = BEARER.exec(header);
-      if (!match) return refuse(req, next, unauthorized('The Authorization header must have the form "Bearer <API_KEY>".'));
-      seen = { header, keyHash: keys.hashOf(match[1]!) };
+      const token = bearerToken(header);
+      if (token === undefined) return refuse(req, next, unauthorized('The Authorization header must have the form "Bearer <API_KEY>".'));
+      seen = { header, keyHash: keys.hashOf(token) };
       hashedOnConnection.set(req.socket, seen);
     }
     if (seen.keyHash === null) return refuse(req, next, unauthorized(reasons.MALFORMED, true));
