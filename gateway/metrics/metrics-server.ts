@@ -1,9 +1,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { ApiError } from '../../lib/api-error';
 import { renderError } from '../../lib/render-error';
-import { describeListenAddress } from '../http/listen-address';
+import { listenAt } from '../http/listen-address';
 import { writeMetrics } from './write-metrics';
 
 export interface MetricsServer {
@@ -25,15 +24,9 @@ export async function startMetricsServer({ registry, host, port }: { registry: R
     }
     writeMetrics(res, registry).catch((err: unknown) => renderError(res, err));
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
+  const { url } = await listenAt(server, host, port);
   return {
-    url: `${describeListenAddress(server.address() as AddressInfo, host).url}/metrics`,
+    url: `${url}/metrics`,
     close: () =>
       new Promise<void>((resolve) => {
         // Scrapers keep connections alive between scrapes; nothing here is worth waiting for.

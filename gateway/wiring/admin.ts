@@ -7,7 +7,8 @@ import type { Wiring } from './context';
 import type { Identity } from './identity';
 import type { RequestLog } from './request-log';
 import { rootCause } from './root-cause';
-import { createHttpServer, listenAt } from './server';
+import { listenAt } from '../http/listen-address';
+import { createHttpServer } from './server';
 
 /** Admin requests are short: a stop waits this long at most for those in flight. */
 const ADMIN_DRAIN_MS = 2000;

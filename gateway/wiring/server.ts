@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { limitConnections } from '../http/connection-limits';
 import { trackForDrain, type HttpDrain } from '../http/drain';
@@ -8,7 +7,7 @@ import { answerMalformedRequests, type CountRefusal } from '../http/malformed-re
 import { closeUnreadBodies } from '../http/unread-body';
 import { startMetricsServer } from '../metrics/metrics-server';
 import type { Wiring } from './context';
-import { describeListenAddress, type ListenAddress } from '../http/listen-address';
+import { listenAt, type ListenAddress } from '../http/listen-address';
 
 /** How long a body may keep arriving after its response (a refusal that did not read it) before the connection is cut. */
 const UNREAD_BODY_GRACE_MS = 2000;
@@ -43,18 +42,6 @@ export function createHttpServer({ config, logger }: Wiring, refusedEarly: Count
 /** Listens on HOST:PORT (0 = any free port); the stop drains the server before anything else closes. */
 export function listen(server: Server, { config }: Wiring): Promise<ListenAddress> {
   return listenAt(server, config.host, config.port);
-}
-
-/** Listens on `host:port` (0 = any free port); resolves with what was bound. */
-export async function listenAt(server: Server, host: string, port: number): Promise<ListenAddress> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  return describeListenAddress(server.address() as AddressInfo, host);
 }
 
 /** The separate metrics listener, when METRICS_PORT is set; resolves with its URL. */
