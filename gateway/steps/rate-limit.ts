@@ -6,7 +6,7 @@ import { createPlanPolicies, MINUTE_WINDOW_SECONDS, MONTH_POLICY, rateLimitField
 import { fieldOf, rateLimited } from '../rate-limit/rate-limit-headers';
 import type { RateDecision } from '../rate-limit/rate-limiter';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
-import { whenReady, type GatewayRequest, type Next, type Step } from '../pipeline/pipeline';
+import type { GatewayRequest, Next, Step } from '../pipeline/pipeline';
 
 /** Counts the requests the limits admitted, per account and month (the usage ledger); it must not block. */
 export interface AdmittedRecorder {
@@ -68,8 +68,7 @@ export function rateLimitPerAccount({ plans, minute, month, usage, clock, metric
     next();
   };
 
-  const afterMinute = (req: GatewayRequest, next: Next, perMinute: RateDecision): void | Promise<void> => {
-    const plan = plans.get(req.ctx.plan!);
+  const afterMinute = (req: GatewayRequest, next: Next, plan: Plan, perMinute: RateDecision): void | Promise<void> => {
     const quota = plan.requestsPerMonth;
     const now = clock();
     if (quota === null || !perMinute.allowed) return decide(req, next, plan, perMinute, undefined, now);
@@ -86,6 +85,9 @@ export function rateLimitPerAccount({ plans, minute, month, usage, clock, metric
       const spent = month.refusal(accountId, plan.requestsPerMonth);
       if (spent) return refuseSpentQuota(req, plan, spent, clock());
     }
-    return whenReady(minute.consume(accountId, plan.requestsPerMinute), req, next, afterMinute);
+    const perMinute = minute.consume(accountId, plan.requestsPerMinute);
+    // After a round trip the plan is read again: the book may have reloaded it meanwhile.
+    if (perMinute instanceof Promise) return perMinute.then((settled) => afterMinute(req, next, plans.get(req.ctx.plan!), settled));
+    return afterMinute(req, next, plan, perMinute);
   };
 }
