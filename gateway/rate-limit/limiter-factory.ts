@@ -22,8 +22,8 @@ export function createCounter(options: CounterOptions, redis: Redis | undefined)
  * A rate-limiter-flexible counter as budget leases take from it. Its refusal (a count past its
  * points) is a count like any other: the leases apply the limit, which may change at any time.
  */
-export function leaseCounter(limiter: Pick<RateLimiterAbstract, 'consume'>, clock: () => number = Date.now): LeaseCounter {
-  const countOf = (res: RateLimiterRes): CounterCount => ({ consumed: res.consumedPoints, resetAt: clock() + Math.max(1, res.msBeforeNext) });
+export function leaseCounter(limiter: Pick<RateLimiterAbstract, 'consume'>): LeaseCounter {
+  const countOf = (res: RateLimiterRes): CounterCount => ({ consumed: res.consumedPoints, resetAt: Date.now() + Math.max(1, res.msBeforeNext) });
   const refusedCount = (rejection: unknown): CounterCount => {
     if (rejection instanceof RateLimiterRes) return countOf(rejection);
     throw rejection;

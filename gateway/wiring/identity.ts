@@ -19,7 +19,7 @@ import { createSignupLimiter } from '../../identity/signup-limiter';
 import { ENVIRONMENTS, type Environment } from '../../openapi/environments';
 import { ADMIN_FAILURE_WINDOW_SECONDS, MAX_ADMIN_TOKEN_FAILURES } from '../admin/admin-auth';
 import { createBudgetLeases, type BudgetLeases } from '../rate-limit/budget-leases';
-import { createCounter, createLimiterFactory, leaseCounter } from '../rate-limit/limiter-factory';
+import { createLimiterFactory, leaseCounter } from '../rate-limit/limiter-factory';
 import { createMonthCounter } from '../rate-limit/month-counter';
 import { createRateLimiter } from '../rate-limit/rate-limiter';
 import type { Wiring } from './context';
@@ -128,7 +128,7 @@ function createLimiters(
   // The plan sets the limit, which the leases apply: the counter only counts (it never refuses).
   const minuteLeases = (environment: Environment) =>
     createBudgetLeases({
-      counter: leaseCounter(createCounter({ points: Number.MAX_SAFE_INTEGER, duration: 60, keyPrefix: `${config.redisKeyPrefix}rl:acct:${environment}` }, redis)),
+      counter: leaseCounter(createLimiter({ points: Number.MAX_SAFE_INTEGER, duration: 60, keyPrefix: `rl:acct:${environment}` })),
       windowMs: 60_000,
     });
   const minute = Object.fromEntries(ENVIRONMENTS.map((environment) => [environment, minuteLeases(environment)])) as Record<Environment, BudgetLeases>;
