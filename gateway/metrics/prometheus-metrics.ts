@@ -1,5 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Registry } from 'prom-client';
 import type { KeyVerifier } from '../../identity/key-verifier';
+import type { RequestLogWriterStats } from '../request-log/request-log-writer';
 import type { Environment } from '../pipeline/pipeline';
 import { EARLY_REFUSAL_CODES, type CacheOutcome, type GatewayMetrics, type RateLimitKind, type UpstreamOutcome } from './gateway-metrics';
 import { bucketHistogram, tallyCounter, type HistogramSeries, type Tally } from './hot-path-series';
@@ -14,6 +15,8 @@ const UPSTREAM_OUTCOMES: readonly UpstreamOutcome[] = ['2xx', '3xx', '4xx', '5xx
 export interface PrometheusMetricsOptions {
   /** Its cache counters are read when scraped, so verifying a key pays nothing for metrics. */
   keyVerifier?: Pick<KeyVerifier, 'stats'>;
+  /** Its lost records, read when scraped, so recording pays nothing for metrics. */
+  requestLogWriter?: { stats(): RequestLogWriterStats };
   /** Process metrics (memory, CPU, GC, event-loop lag). Default true. */
   defaultMetrics?: boolean;
 }
@@ -69,27 +72,34 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     help: 'Requests refused before any route saw them (malformed HTTP, headers too large, too slow, CONNECT, an unknown Expect, no Host), by Error code.',
     labelNames: ['code'],
   });
-  const { keyVerifier } = options;
+  const { keyVerifier, requestLogWriter } = options;
   if (keyVerifier) {
-    const registers = [registry];
-    new Counter({
+    scrapedCounter(registry, {
       name: 'asg_key_cache_lookups_total',
       help: 'API key verifications answered from the in-process key cache (hit) or by the store (miss).',
-      labelNames: ['outcome'] as const,
-      registers,
-      collect() {
+      labelName: 'outcome',
+      read: () => {
         const { hits, misses } = keyVerifier.stats();
-        this.reset();
-        this.labels('hit').inc(hits);
-        this.labels('miss').inc(misses);
+        return { hit: hits, miss: misses };
       },
     });
     new Gauge({
       name: 'asg_key_cache_entries',
       help: 'Keys (known and unknown) held in the in-process key cache.',
-      registers,
+      registers: [registry],
       collect() {
         this.set(keyVerifier.stats().size);
+      },
+    });
+  }
+  if (requestLogWriter) {
+    scrapedCounter(registry, {
+      name: 'asg_request_log_dropped_total',
+      help: 'Request log records lost: its buffer was full (buffer_full) or the store failed to take a batch (store_failed). Requests are never affected.',
+      labelName: 'reason',
+      read: () => {
+        const { droppedBufferFull, droppedStoreFailed } = requestLogWriter.stats();
+        return { buffer_full: droppedBufferFull, store_failed: droppedStoreFailed };
       },
     });
   }
@@ -136,6 +146,21 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     },
   };
   return { metrics, registry };
+}
+
+/** A counter whose values a component keeps as plain numbers, copied in when scraped. */
+function scrapedCounter(registry: Registry, o: { name: string; help: string; labelName: string; read: () => Record<string, number> }): void {
+  new Counter({
+    name: o.name,
+    help: o.help,
+    labelNames: [o.labelName],
+    registers: [registry],
+    collect() {
+      const counts = o.read();
+      this.reset();
+      for (const [label, count] of Object.entries(counts)) this.labels(label).inc(count);
+    },
+  });
 }
 
 function byEnvironment<T>(build: (environment: Environment) => T): Record<Environment, T> {

@@ -10,7 +10,6 @@ import type { DrainReport, HttpDrain } from '../http/drain';
 import { createFrontHandler } from '../http/front-handler';
 import type { CountRefusal } from '../http/malformed-requests';
 import { createPrometheusMetrics } from '../metrics/prometheus-metrics';
-import { registerRequestLogMetrics } from '../metrics/request-log-metrics';
 import { createApiMounts } from './api-mounts';
 import type { Wiring } from './context';
 import { createDefer } from './defer';
@@ -83,9 +82,8 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     const prefixes = environmentPrefixes(document);
     const stores = await openStores(w, operations, options.database);
     const identity = await createIdentity(w, stores, { injectedClock: options.now, sessionPurgeIntervalMs: options.sessionPurgeIntervalMs });
-    const { metrics, registry } = createPrometheusMetrics({ keyVerifier: identity.verifier });
     const requestLog = createRequestLog(w, stores);
-    registerRequestLogMetrics(registry, requestLog.writer);
+    const { metrics, registry } = createPrometheusMetrics({ keyVerifier: identity.verifier, requestLogWriter: requestLog.writer });
     // Refusals before routing come from the server's parser events and from the front handler's Host check.
     const refusedEarly: CountRefusal = (code) => metrics.refusedEarly(code);
     http = createHttpServer(w, refusedEarly);
