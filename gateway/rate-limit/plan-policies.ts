@@ -4,7 +4,7 @@ import { fieldOf } from './rate-limit-headers';
 import type { RateDecision } from './rate-limiter';
 
 /** The per-minute budget of an account's keys in one environment. */
-export const MINUTE_POLICY = 'minute';
+const MINUTE_POLICY = 'minute';
 export const MINUTE_WINDOW_SECONDS = 60;
 /** The monthly quota of an account, both environments together. */
 export const MONTH_POLICY = 'month';

@@ -1,5 +1,6 @@
 import { createMemoryRequestLog } from './memory-request-log';
-import type { CacheStatus, RecordBatch, RequestLogQuery } from './request-log';
+import type { CacheStatus } from '../pipeline/pipeline';
+import type { RecordBatch, RequestLogQuery } from './request-log';
 import type { ErrorCode } from '../../lib/api-error';
 
 const T0 = Date.parse('2026-11-20T12:00:00.000Z');

@@ -1,5 +1,5 @@
 import {
-  matchesStatus,
+  matchesQuery,
   MAX_RECORD_AGE_MS,
   MAX_RECORDS_PER_KEY,
   parseCursor,
@@ -15,7 +15,7 @@ import {
  * typically, 26 MB at worst, the order of the list cache's 32 MiB. Without Redis the gateway is
  * one process for development or a small deployment, where 20 busy keys is plenty.
  */
-export const DEFAULT_MAX_RECORDS = 20_000;
+const DEFAULT_MAX_RECORDS = 20_000;
 
 /** A request as the memory log keeps it, with its place in its key's log (`idMs` never decreases; `seq` counts within one ms). */
 interface StoredRecord extends Omit<LoggedRequest, 'id'> {
@@ -34,18 +34,16 @@ interface KeyRing {
 export interface MemoryRequestLogOptions {
   maxRecords?: number;
   perKey?: number;
-  maxAgeMs?: number;
 }
 
 /**
  * The request log in process memory, for a gateway without REDIS_URL. Bounded per key (the last
- * `perKey`, none older than `maxAgeMs`) and in all (`maxRecords`): past it, the keys written
+ * `perKey`, none older than MAX_RECORD_AGE_MS) and in all (`maxRecords`): past it, the keys written
  * least recently are dropped first, so the keys in use keep their logs.
  */
 export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): RequestLogStore & { size(): number } {
   const maxRecords = options.maxRecords ?? DEFAULT_MAX_RECORDS;
   const perKey = options.perKey ?? MAX_RECORDS_PER_KEY;
-  const maxAgeMs = options.maxAgeMs ?? MAX_RECORD_AGE_MS;
   if (!(perKey >= 1 && maxRecords >= perKey)) throw new Error('The memory request log needs 1 ≤ perKey ≤ maxRecords');
   // In the order the keys were last written to: the first is the first to go.
   const rings = new Map<string, KeyRing>();
@@ -92,7 +90,7 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
   return {
     append(batch, nowMs) {
       const { keyIds, count } = batch;
-      const minMs = nowMs - maxAgeMs;
+      const minMs = nowMs - MAX_RECORD_AGE_MS;
       // Each key's records in the batch, counted down as they pass: only its last `perKey` would survive it.
       const inBatch = new Map<string, number>();
       for (let i = 0; i < count; i++) inBatch.set(keyIds[i]!, (inBatch.get(keyIds[i]!) ?? 0) + 1);
@@ -125,14 +123,13 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
       const ring = rings.get(keyId);
       const requests: LoggedRequest[] = [];
       if (!ring) return { requests };
-      const minMs = nowMs - maxAgeMs;
+      const minMs = nowMs - MAX_RECORD_AGE_MS;
       const after = query.after === undefined ? undefined : parseCursor(query.after);
       for (let n = ring.size - 1; n >= 0; n--) {
         const record = ring.records[at(ring, n)]!;
         if (record.idMs < minMs) break;
         if (after && (record.idMs > after.ms || (record.idMs === after.ms && record.seq >= after.seq))) continue;
-        if (!matchesStatus(record.status, query.status)) continue;
-        if (query.requestId !== undefined && record.requestId !== query.requestId) continue;
+        if (!matchesQuery(record, query)) continue;
         if (requests.length === query.limit) return { requests, next: requests[requests.length - 1]!.id };
         requests.push(loggedRequest(record));
       }

@@ -1,14 +1,7 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { ApiError } from '../../lib/api-error';
-import {
-  matchesStatus,
-  MAX_RECORD_AGE_MS,
-  MAX_RECORDS_PER_KEY,
-  recordedPath,
-  type CacheStatus,
-  type LoggedRequest,
-  type RequestLogStore,
-} from './request-log';
+import type { CacheStatus } from '../pipeline/pipeline';
+import { matchesQuery, MAX_RECORD_AGE_MS, MAX_RECORDS_PER_KEY, recordedPath, type LoggedRequest, type RequestLogStore } from './request-log';
 
 /** Entries read per round trip while a filter skips some. */
 const FILTERED_CHUNK = 250;
@@ -60,25 +53,21 @@ export interface RedisRequestLogOptions {
   redis: Redis;
   /** REDIS_KEY_PREFIX: streams are `<prefix>reqlog:<keyId>`. */
   prefix: string;
-  perKey?: number;
-  maxAgeMs?: number;
 }
 
 /**
  * The request log shared by every gateway process: one Redis stream per key. A batch is one
  * pipeline of one script call per key it has records of; a read walks the key's stream newest
- * first from the cursor, down to the oldest id that is less than `maxAgeMs` old.
+ * first from the cursor, down to the oldest id that is less than MAX_RECORD_AGE_MS old.
  */
 export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStore {
   const { redis, prefix } = o;
-  const perKey = o.perKey ?? MAX_RECORDS_PER_KEY;
-  const maxAgeMs = o.maxAgeMs ?? MAX_RECORD_AGE_MS;
   redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: APPEND_SCRIPT });
   const streamOf = (keyId: string) => `${prefix}reqlog:${keyId}`;
 
   return {
     append(batch, nowMs) {
-      // Each key's records, newest last; only its last `perKey` would survive the batch.
+      // Each key's records, newest last; only its last MAX_RECORDS_PER_KEY would survive the batch.
       const byKey = new Map<string, number[]>();
       for (let i = 0; i < batch.count; i++) {
         const keyId = batch.keyIds[i]!;
@@ -88,17 +77,17 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
       }
       const pipeline = redis.pipeline();
       const append = (pipeline as unknown as Record<typeof COMMAND, AppendCommand>)[COMMAND].bind(pipeline);
-      const minMs = Math.max(0, Math.floor(nowMs - maxAgeMs));
+      const minMs = Math.max(0, Math.floor(nowMs - MAX_RECORD_AGE_MS));
       for (const [keyId, indexes] of byKey) {
         let lines = '';
-        for (let n = Math.max(0, indexes.length - perKey); n < indexes.length; n++) {
+        for (let n = Math.max(0, indexes.length - MAX_RECORDS_PER_KEY); n < indexes.length; n++) {
           const i = indexes[n]!;
           const time = Math.floor(batch.times[i]!);
           const path = recordedPath(batch.prefixes[i]!, batch.apiPaths[i]!, batch.searches[i]!);
           const fields = [time, batch.methods[i]!, path, batch.statuses[i]!, batch.codes[i] ?? null, batch.latencyTenths[i]! / 10, batch.caches[i] ?? null, batch.requestIds[i]!];
           lines += `${time} ${JSON.stringify(fields)}\n`;
         }
-        append(streamOf(keyId), perKey, minMs, maxAgeMs, lines);
+        append(streamOf(keyId), MAX_RECORDS_PER_KEY, minMs, MAX_RECORD_AGE_MS, lines);
       }
       return pipeline.exec().then((results) => {
         const failed = results?.find(([err]) => err);
@@ -108,7 +97,7 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
 
     async read(keyId, query, nowMs) {
       const stream = streamOf(keyId);
-      const oldest = String(Math.max(0, Math.floor(nowMs - maxAgeMs)));
+      const oldest = String(Math.max(0, Math.floor(nowMs - MAX_RECORD_AGE_MS)));
       const filtered = query.status !== undefined || query.requestId !== undefined;
       const chunk = filtered ? Math.max(FILTERED_CHUNK, query.limit + 1) : query.limit + 1;
       const found: LoggedRequest[] = [];
@@ -122,8 +111,7 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
         }
         for (const [id, fields] of entries) {
           const request = loggedRequest(id, fields);
-          if (!matchesStatus(request.status, query.status)) continue;
-          if (query.requestId !== undefined && request.requestId !== query.requestId) continue;
+          if (!matchesQuery(request, query)) continue;
           found.push(request);
           if (found.length > query.limit) {
             found.pop();

@@ -6,9 +6,9 @@ import type { RecordColumns, RequestLogStore } from './request-log';
  * four appends of its last 1,000 records a second: ten, at 100 ms, slowed the cache hit path
  * measurably (docs/benchmarks.md).
  */
-export const DEFAULT_WRITE_INTERVAL_MS = 250;
+const DEFAULT_WRITE_INTERVAL_MS = 250;
 /** Records waiting for a write at most: 65,000 a second at the default interval, more than a process serves. */
-export const DEFAULT_BUFFER_CAPACITY = 16_384;
+const DEFAULT_BUFFER_CAPACITY = 16_384;
 
 export interface RequestLogWriterOptions {
   store: RequestLogStore;

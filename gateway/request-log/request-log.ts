@@ -8,7 +8,6 @@ export const MAX_RECORD_AGE_MS = 24 * 60 * 60 * 1000;
 /** The path and query are recorded up to this many characters (a query is the client's to make long). */
 export const MAX_RECORDED_PATH = 512;
 
-export type { CacheStatus };
 /** An outcome to filter by: `2xx` counts 3xx too, `4xx` leaves 429 out. */
 export type StatusFilter = '2xx' | '4xx' | '429' | '5xx';
 export const STATUS_FILTERS: readonly StatusFilter[] = ['2xx', '4xx', '429', '5xx'];
@@ -80,8 +79,13 @@ export interface RequestLogStore {
   forget(keyIds: readonly string[]): Promise<void> | void;
 }
 
+/** Whether a record is one a read asked for: its outcome, and its request id when one is given. */
+export function matchesQuery(record: { status: number; requestId: string }, query: Pick<RequestLogQuery, 'status' | 'requestId'>): boolean {
+  return matchesStatus(record.status, query.status) && (query.requestId === undefined || record.requestId === query.requestId);
+}
+
 /** Whether a status counts as the outcome asked for. */
-export function matchesStatus(status: number, filter: StatusFilter | undefined): boolean {
+function matchesStatus(status: number, filter: StatusFilter | undefined): boolean {
   switch (filter) {
     case undefined:
       return true;
