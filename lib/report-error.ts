@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { ErrorRequestHandler, Request } from 'express';
 import { toApiError, type ApiError } from './api-error';
 import { renderError } from './render-error';
 import { requestIdOf } from './request-id';
@@ -42,6 +43,14 @@ export function createErrorReporter<Req extends IncomingMessage>({ logger, messa
       logger?.error({ requestId, code: apiError.code, method, path, err: apiError.cause ?? apiError }, message);
     }
     return renderError(res, apiError);
+  };
+}
+
+/** The reporter as the last handler of an Express app or router (Express tells error handlers by their four parameters). */
+export function expressErrorReporter(options: ErrorReporterOptions<Request>): ErrorRequestHandler {
+  const report = createErrorReporter(options);
+  return function renderExpressError(err, req, res, _next) {
+    report(err, req, res);
   };
 }
 

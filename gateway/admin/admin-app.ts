@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
-import express, { type Request, type RequestHandler, type Response } from 'express';
+import express, { type RequestHandler, type Response } from 'express';
 import type { Logger } from '../../lib/logger';
-import { createErrorReporter } from '../../lib/report-error';
+import { expressErrorReporter } from '../../lib/report-error';
 import { requestIdOf } from '../../lib/request-id';
 import type { OpenApiDocument } from '../../openapi/document';
 import { documentRoutes } from '../../openapi/document-routes';
@@ -45,11 +45,7 @@ export function createAdminApp(deps: AdminAppDeps): express.Express {
       maxBodyBytes: ADMIN_BODY_LIMIT_BYTES,
     }),
   );
-  const report = createErrorReporter({ logger: deps.logger, message: 'admin request failed', describe: describeAdminRequest });
-  // Express recognises error handlers by their four parameters.
-  app.use(function renderAdminError(err: unknown, req: Request, res: Response, _next: (err?: unknown) => void) {
-    report(err, req, res);
-  });
+  app.use(expressErrorReporter({ logger: deps.logger, message: 'admin request failed', describe: describeAdminRequest }));
   return app;
 }
 

@@ -3,19 +3,19 @@ import type { AdminKeyView } from '../../identity/admin-key-view';
 import type { AuditEntry } from '../../identity/audit-log';
 import type { SecretReport } from '../../identity/key-admin';
 import type { Plan } from '../../identity/plans';
+import { isoOrNull } from '../../lib/iso-date';
 
 /**
  * The admin document's schemas as JSON, field by field: a field added to a service's result
  * reaches operators only when it is added here and to openapi/admin.yaml.
  */
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 export const accountSummaryBody = (a: AccountOverview) => ({
   id: a.id,
   email: a.email,
   createdAt: a.createdAt.toISOString(),
   status: a.status,
-  suspendedAt: iso(a.suspendedAt),
+  suspendedAt: isoOrNull(a.suspendedAt),
   suspensionReason: a.suspensionReason,
   plan: a.plan,
   keyCount: a.keyCount,
@@ -30,9 +30,9 @@ export const adminKeyBody = (k: AdminKeyView) => ({
   environment: k.environment,
   status: k.status,
   createdAt: k.createdAt.toISOString(),
-  lastUsedAt: iso(k.lastUsedAt),
-  expiresAt: iso(k.expiresAt),
-  revokedAt: iso(k.revokedAt),
+  lastUsedAt: isoOrNull(k.lastUsedAt),
+  expiresAt: isoOrNull(k.expiresAt),
+  revokedAt: isoOrNull(k.revokedAt),
   revocationReason: k.revocationReason,
   usage: { requests: k.usage.requests, deprecatedCalls: k.usage.deprecatedCalls },
 });

@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError } from '../../lib/api-error';
 import type { Logger } from '../../lib/logger';
 import { renderError } from '../../lib/render-error';
-import { createErrorReporter, describeExpressRequest } from '../../lib/report-error';
+import { describeExpressRequest, expressErrorReporter } from '../../lib/report-error';
 
 /** The Express app's last two handlers: unknown paths and stray errors both end as Error bodies. */
 export const notFound: RequestHandler = function notFound(req, res) {
@@ -15,8 +15,5 @@ export const notFound: RequestHandler = function notFound(req, res) {
  * carries in `X-Request-Id` so a report can be matched to the line.
  */
 export function expressErrorHandler(logger: Pick<Logger, 'error'>): ErrorRequestHandler {
-  const report = createErrorReporter({ logger, message: 'request failed', describe: describeExpressRequest, echoRequestId: true });
-  return function renderExpressError(err, req, res, _next) {
-    report(err, req, res);
-  };
+  return expressErrorReporter({ logger, message: 'request failed', describe: describeExpressRequest, echoRequestId: true });
 }

@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { Router, type Request, type Response } from 'express';
 import { ApiError } from '../../lib/api-error';
-import { createErrorReporter, describeExpressRequest } from '../../lib/report-error';
+import { describeExpressRequest, expressErrorReporter } from '../../lib/report-error';
 import type { Account, AccountService } from '../../identity/account-service';
 import { keyNotFound, type ApiKeyService, type IssuedKey, type KeySummary, type RollOverlap } from '../../identity/api-key-service';
 import type { DailyUsageService } from '../../identity/daily-usage-service';
@@ -17,6 +17,7 @@ import { onlyMethods } from './only-methods';
 import { sameOriginOnly } from './same-origin';
 import { currentSession, requireSession, sessionToken } from './session-auth';
 import { usageRoutes } from './usage-routes';
+import { isoOrNull } from '../../lib/iso-date';
 
 export interface PortalApiDeps {
   accounts: AccountService;
@@ -43,7 +44,6 @@ export const PORTAL_API_BODY_LIMIT_BYTES = 16 * 1024;
 
 const accountBody = (account: Account) => ({ id: account.id, email: account.email, createdAt: account.createdAt.toISOString() });
 
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
 
 const planBody = (usage: AccountPlanUsage) => ({
   plan: usage.plan,
@@ -64,13 +64,13 @@ const keyBody = (key: KeySummary) => ({
   rolledTo: key.rolledTo,
   rolledFrom: key.rolledFrom,
   createdAt: key.createdAt.toISOString(),
-  expiresAt: iso(key.expiresAt),
-  lastUsedAt: iso(key.lastUsedAt),
-  revokedAt: iso(key.revokedAt),
+  expiresAt: isoOrNull(key.expiresAt),
+  lastUsedAt: isoOrNull(key.lastUsedAt),
+  revokedAt: isoOrNull(key.revokedAt),
   usage: {
     requests: key.usage.requests,
     deprecatedCalls: key.usage.deprecatedCalls,
-    lastDeprecatedCallAt: iso(key.usage.lastDeprecatedCallAt),
+    lastDeprecatedCallAt: isoOrNull(key.usage.lastDeprecatedCallAt),
   },
 });
 
@@ -80,7 +80,7 @@ const issuedKeyBody = (key: IssuedKey) => ({
   prefix: key.prefix,
   environment: key.environment,
   createdAt: key.createdAt.toISOString(),
-  expiresAt: iso(key.expiresAt),
+  expiresAt: isoOrNull(key.expiresAt),
   key: key.key,
 });
 
@@ -245,11 +245,7 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
     throw new ApiError('not_found', `No portal API operation at ${req.method} ${req.baseUrl}${req.path}.`);
   });
 
-  const report = createErrorReporter({ logger: deps.logger, message: 'portal API request failed', describe: describeExpressRequest, echoRequestId: true });
-  // Express recognises error handlers by their four parameters.
-  router.use(function renderPortalApiError(err: unknown, req: Request, res: Response, _next: (err?: unknown) => void) {
-    report(err, req, res);
-  });
+  router.use(expressErrorReporter({ logger: deps.logger, message: 'portal API request failed', describe: describeExpressRequest, echoRequestId: true }));
 
   return router;
 }
