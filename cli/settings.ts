@@ -14,13 +14,8 @@ export interface CliSettings {
  */
 export function parseCliSettings(env: Readonly<Record<string, string | undefined>>): CliSettings {
   const rawUrl = env.ADMIN_URL?.trim() || DEFAULT_ADMIN_URL;
-  let adminUrl: URL;
-  try {
-    adminUrl = new URL(rawUrl);
-  } catch {
-    throw new CliError(`ADMIN_URL must be an http or https URL; got ${JSON.stringify(rawUrl)}.`);
-  }
-  if (adminUrl.protocol !== 'http:' && adminUrl.protocol !== 'https:') {
+  const adminUrl = URL.parse(rawUrl);
+  if (adminUrl === null || (adminUrl.protocol !== 'http:' && adminUrl.protocol !== 'https:')) {
     throw new CliError(`ADMIN_URL must be an http or https URL; got ${JSON.stringify(rawUrl)}.`);
   }
   if (adminUrl.username || adminUrl.password || adminUrl.search || adminUrl.hash) {
