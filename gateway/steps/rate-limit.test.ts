@@ -45,24 +45,16 @@ function setUp(plans: Record<string, Plan>, stored: Record<string, number> = {})
   const month = recorded(createMonthCounter({ keyPrefix: 'quota:', seed: async (accountId, m) => stored[`${accountId}@${m}`] ?? 0, clock: () => clock.now }));
   const monthLeases = createBudgetLeases({ counter: month.counter, windowMs: 28 * 86_400_000, clock: () => clock.now });
   const book = { get: (name: string) => plans[name] ?? plans.default! };
-  const steps = {
-    production: rateLimitPerAccount({
+  const stepFor = (environment: Environment) =>
+    rateLimitPerAccount({
       plans: book,
-      minute: createBudgetLeases({ counter: minute.production.counter, windowMs: 60_000 }),
+      minute: createBudgetLeases({ counter: minute[environment].counter, windowMs: 60_000 }),
       month: monthLeases,
       usage: { recordAdmitted: (accountId) => void admitted.push(accountId) },
       clock: () => clock.now,
       metrics: { rateLimited: (kind) => void limited.push(kind) },
-    }),
-    staging: rateLimitPerAccount({
-      plans: book,
-      minute: createBudgetLeases({ counter: minute.staging.counter, windowMs: 60_000 }),
-      month: monthLeases,
-      usage: { recordAdmitted: (accountId) => void admitted.push(accountId) },
-      clock: () => clock.now,
-      metrics: { rateLimited: (kind) => void limited.push(kind) },
-    }),
-  };
+    });
+  const steps = { production: stepFor('production'), staging: stepFor('staging') };
   const send = async (ctx: { accountId: string; keyId?: string; plan: string; environment?: Environment }) => {
     const environment = ctx.environment ?? 'production';
     const req = stepRequest({ ctx: { keyId: ctx.keyId ?? 'key_a', accountId: ctx.accountId, plan: ctx.plan, environment } });

@@ -142,10 +142,8 @@ describe('keys page usage chart (real Chromium)', () => {
   });
 
   test('when JavaScript is off, then a key named in the address still gets its summary, chart and table', async () => {
-    const context = await browser.newContext({ viewport: DESKTOP, baseURL: gw.url, locale: 'en-GB', timezoneId: 'UTC', javaScriptEnabled: false });
+    const context = await signedInContext(browser, gw.url, exact.cookie, DESKTOP, { javaScriptEnabled: false });
     try {
-      const [name, value] = exact.cookie.split('=') as [string, string];
-      await context.addCookies([{ name, value, url: `${gw.url}/portal/`, httpOnly: true, sameSite: 'Lax' }]);
       const page = await context.newPage();
       await page.goto(`/portal/keys?usage=${exactKeyId}#usage`);
       await expect(page.locator('[data-usage-summary]').textContent()).resolves.toBe('202 requests in the last 7 days, 2% errors.');

@@ -31,9 +31,14 @@ export function launchChromium(): Promise<Browser> {
   });
 }
 
+/** How a context's pages run: with JavaScript (the default) or without, as a browser with it turned off. */
+export interface ContextOptions {
+  javaScriptEnabled?: boolean;
+}
+
 /** A fresh context (its own cookies and storage) that may use the clipboard on `origin`. */
-export async function newContext(browser: Browser, origin: string, viewport: { width: number; height: number } = DESKTOP): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport, baseURL: origin, locale: 'en-GB', timezoneId: 'UTC' });
+export async function newContext(browser: Browser, origin: string, viewport: { width: number; height: number } = DESKTOP, options: ContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({ viewport, baseURL: origin, locale: 'en-GB', timezoneId: 'UTC', ...options });
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
   // Well under Jest's 30 s, so a stuck step fails with Playwright's message, naming what it waited for.
   context.setDefaultTimeout(10_000);
@@ -42,8 +47,14 @@ export async function newContext(browser: Browser, origin: string, viewport: { w
 }
 
 /** A fresh context (see newContext) signed in as the developer whose session cookie is `cookie` ("name=value"). */
-export async function signedInContext(browser: Browser, origin: string, cookie: string, viewport: { width: number; height: number } = DESKTOP): Promise<BrowserContext> {
-  const context = await newContext(browser, origin, viewport);
+export async function signedInContext(
+  browser: Browser,
+  origin: string,
+  cookie: string,
+  viewport: { width: number; height: number } = DESKTOP,
+  options: ContextOptions = {},
+): Promise<BrowserContext> {
+  const context = await newContext(browser, origin, viewport, options);
   const [name, value] = cookie.split('=') as [string, string];
   await context.addCookies([{ name, value, url: `${origin}/portal/`, httpOnly: true, sameSite: 'Lax' }]);
   return context;
