@@ -1,10 +1,9 @@
-import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { freePort } from '../bench/support/processes';
 import { ADMIN_DOCUMENT_PATH, loadOpenApiDocument } from '../openapi/document';
 import { ADMIN_OFF } from '../gateway/wiring/create-gateway';
 import { captureLogs } from './support/captured-logs';
-import { redisTestUrl, testDatabaseKinds } from './support/databases';
+import { deleteRedisKeys, redisTestPrefix, redisTestUrl, testDatabaseKinds } from './support/databases';
 import { startTestGateway, type TestGateway } from './support/gateway-harness';
 import { adminClient, ADMIN_ENV, ADMIN_TOKEN } from './support/admin-client';
 import { jsonOf } from './support/http';
@@ -140,7 +139,7 @@ describe('wrong admin tokens from one address', () => {
 });
 
 describe('wrong admin tokens with REDIS_URL, across two gateways', () => {
-  const prefix = `asgtest:${randomBytes(4).toString('hex')}:`;
+  const prefix = redisTestPrefix();
   let a: TestGateway;
   let b: TestGateway;
   let redis: Redis;
@@ -153,8 +152,7 @@ describe('wrong admin tokens with REDIS_URL, across two gateways', () => {
   }, 60_000);
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
-    const keys = (await redis?.keys(`${prefix}*`)) ?? [];
-    if (keys.length) await redis.del(...keys);
+    await deleteRedisKeys(prefix, redis);
     redis?.disconnect();
   });
 

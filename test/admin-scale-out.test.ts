@@ -1,12 +1,11 @@
-import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { LATE_RECORDS_MS } from '../gateway/wiring/request-log';
 import type { Database } from '../db/database';
-import { createTestDatabase, redisTestUrl, type TestDatabase } from './support/databases';
-import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
+import { redisTestUrl } from './support/databases';
+import { signUpDeveloper, startGatewayPair, type GatewayPair, type TestGateway } from './support/gateway-harness';
 import { adminClient, ADMIN_ENV, type AdminClient } from './support/admin-client';
 import { jsonOf } from './support/http';
-import { until } from './support/until';
+import { pollFor, until } from './support/until';
 
 const SUSPENDED_KEY = { code: 'unauthorized', message: 'The account this API key belongs to is suspended; contact support.', status: 401 };
 
@@ -15,41 +14,33 @@ const SUSPENDED_KEY = { code: 'unauthorized', message: 'The account this API key
  * does through one gateway's admin API holds on the other within a second.
  */
 describe('the admin API across two gateways sharing PostgreSQL and Redis', () => {
-  let store: TestDatabase;
+  let pair: GatewayPair | undefined;
   let db: Database;
   let a: TestGateway;
   let b: TestGateway;
+  let prefix: string;
   let adminA: AdminClient;
   let redis: Redis;
-  const prefix = `asgtest:${randomBytes(4).toString('hex')}:`;
 
   beforeAll(async () => {
-    store = await createTestDatabase('postgres');
     redis = new Redis(redisTestUrl());
-    const env = { ...ADMIN_ENV, DATABASE_URL: store.settings.databaseUrl!, REDIS_URL: redisTestUrl(), REDIS_KEY_PREFIX: prefix };
-    a = await startTestGateway({ env });
-    b = await startTestGateway({ env });
-    db = await store.open();
+    pair = await startGatewayPair({ env: ADMIN_ENV });
+    ({ a, b, prefix } = pair);
+    db = await pair.db.open();
     adminA = adminClient(a.adminUrl!);
   }, 60_000);
   afterAll(async () => {
     await db?.close();
     redis?.disconnect();
-    await b?.stop();
-    await a?.stop();
-    await store?.destroy();
+    await pair?.stop();
   });
 
   const onB = (key: string) => fetch(`${b.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } });
 
   /** Asks B until its answer is no longer `from` (at most 1 s), and returns that answer and how long it took from `since`. */
   async function untilChanged(key: string, from: number, since: number): Promise<{ res: Response; ms: number }> {
-    let res = await onB(key);
-    while (res.status === from && Date.now() - since < 1000) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      res = await onB(key);
-    }
-    return { res, ms: Date.now() - since };
+    const { value: res, ms } = await pollFor(() => onB(key), (answer) => answer.status !== from, { withinMs: 1000, since });
+    return { res, ms };
   }
 
   test('when an account is suspended through A, then B refuses its key saying so within a second; reinstated, B admits it again within a second', async () => {
@@ -121,11 +112,11 @@ describe('the admin API across two gateways sharing PostgreSQL and Redis', () =>
     const since = Date.now();
     expect((await adminA.put('/admin/v1/plans/scale', { requestsPerMinute: 77, requestsPerMonth: null })).status).toBe(201);
     const adminB = adminClient(b.adminUrl!);
-    let names: string[] = [];
-    while (!names.includes('scale') && Date.now() - since < 1000) {
-      names = (await adminB.get('/admin/v1/plans')).body.map((p: { name: string }) => p.name);
-      if (!names.includes('scale')) await new Promise((resolve) => setTimeout(resolve, 20));
-    }
+    const { value: names } = await pollFor(
+      async (): Promise<string[]> => (await adminB.get('/admin/v1/plans')).body.map((p: { name: string }) => p.name),
+      (listed) => listed.includes('scale'),
+      { withinMs: 1000, since },
+    );
     expect(names).toEqual(['default', 'scale']);
     expect(Date.now() - since).toBeLessThan(1000);
   });

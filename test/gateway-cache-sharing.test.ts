@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import { request, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import Redis from 'ioredis';
-import { redisTestUrl } from './support/databases';
+import { deleteRedisKeys, redisTestPrefix, redisTestUrl } from './support/databases';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { startRecordingUpstream } from './support/upstream-double';
 
@@ -32,7 +31,7 @@ describe.each(['memory', 'redis'] as const)('what the GET /pets cache shares bet
   let keyA: string;
   let keyB: string;
   let redis: Redis | undefined;
-  const prefix = `asgtest:${randomBytes(4).toString('hex')}:`;
+  const prefix = redisTestPrefix();
   const answers = new Map<string, Answering>();
   let nextLimit = 1;
 
@@ -54,8 +53,7 @@ describe.each(['memory', 'redis'] as const)('what the GET /pets cache shares bet
     await gw?.stop();
     await upstream?.close();
     if (redis) {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
+      await deleteRedisKeys(prefix, redis);
       redis.disconnect();
     }
   });

@@ -1,6 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { redisTestUrl } from './support/databases';
+import { deleteRedisKeys, redisTestPrefix, redisTestUrl } from './support/databases';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
 import { startCountedPetStore } from './support/pet-store-upstream';
@@ -11,7 +10,7 @@ describe.each(['memory', 'redis'] as const)('the GET /pets cache (%s)', (backend
   let gw: TestGateway;
   let dev: Developer;
   let redis: Redis | undefined;
-  const prefix = `asgtest:${randomBytes(4).toString('hex')}:`;
+  const prefix = redisTestPrefix();
 
   beforeAll(async () => {
     upstream = await startCountedPetStore();
@@ -27,8 +26,7 @@ describe.each(['memory', 'redis'] as const)('the GET /pets cache (%s)', (backend
     await gw?.stop();
     await upstream?.close();
     if (redis) {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
+      await deleteRedisKeys(prefix, redis);
       redis.disconnect();
     }
   });

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import type { Database } from '../db/database';
 import { createAccountAdmin, type AccountAdmin } from '../identity/account-admin';
 import { createAuditLog } from '../identity/audit-log';
@@ -6,14 +5,13 @@ import { monthOf } from '../identity/month';
 import { createPlanService, type PlanService } from '../identity/plans';
 import { createRedisRevocationBus } from '../identity/redis-revocation-bus';
 import { createRedis } from '../gateway/wiring/redis';
-import { createTestDatabase, redisTestUrl, type TestDatabase } from './support/databases';
-import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
+import { redisTestUrl } from './support/databases';
+import { signUpDeveloper, startGatewayPair, type GatewayPair, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
 import { prepareStore, putPlan, storedUsage } from './support/plans';
-import { until } from './support/until';
+import { pollFor, until } from './support/until';
 
 const DEFAULT_PER_MINUTE = 40;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const monthSeconds = () => {
   const now = new Date();
   return (Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)) / 1000;
@@ -25,15 +23,15 @@ const monthSeconds = () => {
  * and an AccountAdmin of the test's own on the same database and Redis bus.
  */
 describe('plans across two gateways sharing PostgreSQL and Redis', () => {
-  let testDb: TestDatabase;
+  let pair: GatewayPair | undefined;
   let db: Database;
   let a: TestGateway;
   let b: TestGateway;
+  let prefix: string;
   let plans: PlanService;
   let accounts: AccountAdmin;
   let closeBus: () => void;
   const redisConnections = [createRedis(redisTestUrl(), { connectionName: 'plans-test-pub' }), createRedis(redisTestUrl(), { connectionName: 'plans-test-sub' })];
-  const prefix = `asgtest:${randomBytes(4).toString('hex')}:`;
 
   const get = (gw: TestGateway, path: string, key: string) => fetch(gw.url + path, { headers: { authorization: `Bearer ${key}` } });
   /** Signs up through gateway A and moves the account to `plan` before any of its keys is used (so no verdict is cached). */
@@ -44,26 +42,24 @@ describe('plans across two gateways sharing PostgreSQL and Redis', () => {
   };
   /** Polls `gw` until the key's RateLimit-Policy is `policy`; resolves with the milliseconds it took. */
   const untilPolicy = async (gw: TestGateway, key: string, policy: string, since: number) => {
-    let seen: string | null = null;
-    while (Date.now() - since < 3000) {
-      seen = (await get(gw, '/staging/v1/pets', key)).headers.get('ratelimit-policy');
-      if (seen === policy) return Date.now() - since;
-      await sleep(20);
-    }
-    throw new Error(`${gw.url} still answers with RateLimit-Policy ${seen}, not ${policy}`);
+    const read = async () => (await get(gw, '/staging/v1/pets', key)).headers.get('ratelimit-policy');
+    const { value: seen, ms } = await pollFor(read, (answered) => answered === policy, { withinMs: 3000, since });
+    if (seen !== policy) throw new Error(`${gw.url} still answers with RateLimit-Policy ${seen}, not ${policy}`);
+    return ms;
   };
 
   beforeAll(async () => {
-    testDb = await createTestDatabase('postgres');
-    await prepareStore(testDb.settings, async (prepared) => {
-      await putPlan(prepared, 'metered', 1000, 30);
-      await putPlan(prepared, 'changing', 1000, null);
-      await putPlan(prepared, 'busy', 10_000_000, 1_000_000_000);
+    pair = await startGatewayPair({
+      env: { RATE_LIMIT_PER_MINUTE: String(DEFAULT_PER_MINUTE) },
+      prepare: (testDb) =>
+        prepareStore(testDb.settings, async (prepared) => {
+          await putPlan(prepared, 'metered', 1000, 30);
+          await putPlan(prepared, 'changing', 1000, null);
+          await putPlan(prepared, 'busy', 10_000_000, 1_000_000_000);
+        }),
     });
-    const env = { RATE_LIMIT_PER_MINUTE: String(DEFAULT_PER_MINUTE), DATABASE_URL: testDb.settings.databaseUrl!, REDIS_URL: redisTestUrl(), REDIS_KEY_PREFIX: prefix };
-    a = await startTestGateway({ env });
-    b = await startTestGateway({ env });
-    db = await testDb.open();
+    ({ a, b, prefix } = pair);
+    db = await pair.db.open();
     const [publisher, subscriber] = redisConnections as [ReturnType<typeof createRedis>, ReturnType<typeof createRedis>];
     await Promise.all([publisher.connect(), subscriber.connect()]);
     const bus = await createRedisRevocationBus({ publisher, subscriber, channel: `${prefix}revocations` });
@@ -77,10 +73,8 @@ describe('plans across two gateways sharing PostgreSQL and Redis', () => {
     plans?.close();
     closeBus?.();
     for (const redis of redisConnections) redis.disconnect();
-    await b?.stop();
-    await a?.stop();
     await db?.close();
-    await testDb?.destroy();
+    await pair?.stop();
   });
 
   test('when requests of one account are split between the gateways, then together they admit no more than its monthly quota, and both refuse it after', async () => {

@@ -1,13 +1,12 @@
-import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
-import { redisTestUrl } from './support/databases';
+import { redisTestPrefix, redisTestUrl } from './support/databases';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
 
 describe.each(['memory', 'redis'] as const)('rate limits (%s)', (backend) => {
   let gw: TestGateway;
   let dev: Developer;
-  const prefix = `asgtest:${randomBytes(4).toString('hex')}:`;
+  const prefix = redisTestPrefix();
 
   beforeAll(async () => {
     const env: Record<string, string> = { RATE_LIMIT_PER_MINUTE: '5', ANONYMOUS_RATE_LIMIT_PER_MINUTE: '3' };

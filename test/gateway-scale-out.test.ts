@@ -1,36 +1,26 @@
-import { randomBytes } from 'node:crypto';
-import { createTestDatabase, redisTestUrl, type TestDatabase } from './support/databases';
-import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
+import { signUpDeveloper, startGatewayPair, type GatewayPair, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
 import { startCountedPetStore } from './support/pet-store-upstream';
+import { pollFor } from './support/until';
 
 /**
  * Two gateway processes' worth of gateways sharing one PostgreSQL and one Redis, as behind a
  * load balancer: a key revoked through one is refused by the other within a second.
  */
 describe('two gateways sharing PostgreSQL and Redis', () => {
-  let db: TestDatabase;
+  let pair: GatewayPair | undefined;
   let a: TestGateway;
   let b: TestGateway;
   let upstream: Awaited<ReturnType<typeof startCountedPetStore>>;
 
   beforeAll(async () => {
-    db = await createTestDatabase('postgres');
     upstream = await startCountedPetStore(); // staging stays embedded (shared schemas); production is counted
-    const env = {
-      PRODUCTION_UPSTREAM: upstream.url,
-      RATE_LIMIT_PER_MINUTE: '40',
-      DATABASE_URL: db.settings.databaseUrl!,
-      REDIS_URL: redisTestUrl(),
-      REDIS_KEY_PREFIX: `asgtest:${randomBytes(4).toString('hex')}:`,
-    };
-    a = await startTestGateway({ env });
-    b = await startTestGateway({ env }); // its embedded stores share A's schemas on the same server
+    // B's embedded stores share A's schemas on the same server.
+    pair = await startGatewayPair({ env: { PRODUCTION_UPSTREAM: upstream.url, RATE_LIMIT_PER_MINUTE: '40' } });
+    ({ a, b } = pair);
   }, 60_000);
   afterAll(async () => {
-    await b?.stop();
-    await a?.stop();
-    await db?.destroy();
+    await pair?.stop();
     await upstream?.close();
   });
 
@@ -119,11 +109,7 @@ describe('two gateways sharing PostgreSQL and Redis', () => {
     const staging = keys.find((k: { environment: string }) => k.environment === 'staging');
     const revokedAt = Date.now();
     await dev.revoke(staging.id);
-    let status = 200;
-    while (status === 200 && Date.now() - revokedAt < 1000) {
-      status = (await fetch(`${b.url}/staging/v1/pets`, { headers: auth })).status;
-      if (status === 200) await new Promise((r) => setTimeout(r, 20));
-    }
+    const { value: status } = await pollFor(async () => (await fetch(`${b.url}/staging/v1/pets`, { headers: auth })).status, (s) => s !== 200, { withinMs: 1000, since: revokedAt });
     expect(status).toBe(401);
     expect(Date.now() - revokedAt).toBeLessThan(1000);
   });

@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
 import Redis from 'ioredis';
 import { expectMatchesPortalContract } from './support/contract';
-import { createTestDatabase, redisTestUrl, type TestDatabase } from './support/databases';
-import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
+import { deleteRedisKeys, redisTestPrefix, redisTestUrl } from './support/databases';
+import { signUpDeveloper, startGatewayPair, startTestGateway, type Developer, type GatewayPair, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
 import { until } from './support/until';
 
@@ -45,7 +44,7 @@ async function developerWithKey(gwUrl: string, portalUrl = gwUrl) {
 }
 
 describe.each(['memory', 'redis'] as const)("a key's request log (%s)", (backend) => {
-  const prefix = `asgtest:${randomBytes(4).toString('hex')}:`;
+  const prefix = redisTestPrefix();
   let gw: TestGateway;
   let redis: Redis | undefined;
 
@@ -61,8 +60,7 @@ describe.each(['memory', 'redis'] as const)("a key's request log (%s)", (backend
   afterAll(async () => {
     await gw?.stop();
     if (redis) {
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
+      await deleteRedisKeys(prefix, redis);
       redis.disconnect();
     }
   });
@@ -258,7 +256,7 @@ describe.each(['memory', 'redis'] as const)("a key's request log (%s)", (backend
 });
 
 describe.each(['memory', 'redis'] as const)('a busy key (%s)', (backend) => {
-  const prefix = `asgtest:${randomBytes(4).toString('hex')}:`;
+  const prefix = redisTestPrefix();
   let gw: TestGateway;
 
   beforeAll(async () => {
@@ -268,12 +266,7 @@ describe.each(['memory', 'redis'] as const)('a busy key (%s)', (backend) => {
   });
   afterAll(async () => {
     await gw?.stop();
-    if (backend === 'redis') {
-      const redis = new Redis(redisTestUrl());
-      const keys = await redis.keys(`${prefix}*`);
-      if (keys.length) await redis.del(...keys);
-      redis.disconnect();
-    }
+    if (backend === 'redis') await deleteRedisKeys(prefix);
   });
 
   test('when a key makes more than 1,000 requests, then its log holds its last 1,000, newest first', async () => {
@@ -305,26 +298,15 @@ describe.each(['memory', 'redis'] as const)('a busy key (%s)', (backend) => {
 });
 
 describe('two gateways sharing Redis', () => {
-  let db: TestDatabase;
+  let pair: GatewayPair | undefined;
   let a: TestGateway;
   let b: TestGateway;
-  const prefix = `asgtest:${randomBytes(4).toString('hex')}:`;
 
   beforeAll(async () => {
-    db = await createTestDatabase('postgres');
-    const env = { DATABASE_URL: db.settings.databaseUrl!, REDIS_URL: redisTestUrl(), REDIS_KEY_PREFIX: prefix };
-    a = await startTestGateway({ env });
-    b = await startTestGateway({ env });
+    pair = await startGatewayPair();
+    ({ a, b } = pair);
   }, 60_000);
-  afterAll(async () => {
-    await b?.stop();
-    await a?.stop();
-    await db?.destroy();
-    const redis = new Redis(redisTestUrl());
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
-    redis.disconnect();
-  });
+  afterAll(() => pair?.stop());
 
   test('when a key calls both, then each one shows the requests both answered, in one log, newest first', async () => {
     const k = await developerWithKey(a.url);

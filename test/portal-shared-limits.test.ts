@@ -1,8 +1,8 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import Redis from 'ioredis';
 import { freePort } from '../bench/support/processes';
-import { createTestDatabase, redisTestUrl, tempDir, type TestDatabase } from './support/databases';
+import { createTestDatabase, redisTestPrefix, redisTestUrl, tempDir, type TestDatabase } from './support/databases';
 import { startTestGateway, type TestGateway } from './support/gateway-harness';
 import { spawnGateway, type GatewayProcess } from './support/gateway-process';
 import { jsonOf } from './support/http';
@@ -39,7 +39,7 @@ describe('portal limits shared by two gateway processes through Redis', () => {
       NODE_ENV: 'test',
       DATABASE_URL: db.settings.databaseUrl!,
       REDIS_URL: redisTestUrl(),
-      REDIS_KEY_PREFIX: `asgtest:${randomBytes(4).toString('hex')}:`,
+      REDIS_KEY_PREFIX: redisTestPrefix(),
       SESSION_SECRET: 'shared-limits-session-secret-0123456789',
       KEY_HASH_SECRET: 'shared-limits-key-hash-secret-0123456789',
     };

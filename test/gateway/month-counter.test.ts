@@ -2,7 +2,7 @@ import type Redis from 'ioredis';
 import { createBudgetLeases } from '../../gateway/rate-limit/budget-leases';
 import { createMonthCounter } from '../../gateway/rate-limit/month-counter';
 import { createRedis } from '../../gateway/wiring/redis';
-import { redisTestUrl } from '../support/databases';
+import { deleteRedisKeys, redisTestUrl } from '../support/databases';
 
 const NOVEMBER_END = Date.UTC(2026, 11, 1);
 const DAY_MS = 86_400_000;
@@ -29,8 +29,7 @@ describe('month counter in Redis', () => {
     await redis.connect();
   });
   afterAll(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
+    await deleteRedisKeys(prefix, redis);
     redis.disconnect();
   });
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes, randomUUID } from 'node:crypto';
+import Redis from 'ioredis';
 import { Client } from 'pg';
 import type { Database } from '../../db/database';
 import { openPglite } from '../../db/pglite-database';
@@ -55,6 +56,25 @@ export function postgresAdminUrl(): string {
 /** The Redis server for tests; each test isolates itself with its own key prefix. */
 export function redisTestUrl(): string {
   return process.env.TEST_REDIS_URL || 'redis://127.0.0.1:6379/0';
+}
+
+/** A fresh key prefix (REDIS_KEY_PREFIX) for one test's keys on the shared test Redis. */
+export function redisTestPrefix(): string {
+  return `asgtest:${randomBytes(4).toString('hex')}:`;
+}
+
+/**
+ * Deletes every key under `prefix` on the test Redis: through `client` when given (left
+ * connected), or through a client of its own, disconnected after.
+ */
+export async function deleteRedisKeys(prefix: string, client?: Redis): Promise<void> {
+  const redis = client ?? new Redis(redisTestUrl());
+  try {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length) await redis.del(...keys);
+  } finally {
+    if (!client) redis.disconnect();
+  }
 }
 
 export function tempDir(prefix = 'asg-test-'): string {

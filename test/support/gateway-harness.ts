@@ -5,7 +5,7 @@ import { parseConfig } from '../../gateway/config';
 import { createGateway } from '../../gateway/wiring/create-gateway';
 import type { Logger } from '../../lib/logger';
 import type { OpenApiDocument } from '../../openapi/document';
-import { createTestDatabase, tempDir, type TestDatabase } from './databases';
+import { createTestDatabase, deleteRedisKeys, redisTestPrefix, redisTestUrl, tempDir, type TestDatabase } from './databases';
 import { jsonOf } from './http';
 
 export interface TestClock {
@@ -99,6 +99,44 @@ export async function startTestGateway(
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+export interface GatewayPair {
+  a: TestGateway;
+  b: TestGateway;
+  /** The PostgreSQL database both run on. */
+  db: TestDatabase;
+  /** Their REDIS_KEY_PREFIX on the test Redis. */
+  prefix: string;
+  /** Stops B, then A, drops the database and deletes the prefix's keys. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Two gateways sharing one fresh PostgreSQL database and the test Redis under a fresh key prefix,
+ * as behind a load balancer. `env` adds to the shared settings; `prepare` runs on the database
+ * before either starts (e.g. prepareStore to set plans).
+ */
+export async function startGatewayPair(options: { env?: Record<string, string>; prepare?: (db: TestDatabase) => Promise<void> } = {}): Promise<GatewayPair> {
+  const db = await createTestDatabase('postgres');
+  const prefix = redisTestPrefix();
+  const started: TestGateway[] = [];
+  const stop = async () => {
+    for (const gw of [...started].reverse()) await gw.stop();
+    await db.destroy();
+    await deleteRedisKeys(prefix);
+  };
+  try {
+    await options.prepare?.(db);
+    const env = { ...options.env, DATABASE_URL: db.settings.databaseUrl!, REDIS_URL: redisTestUrl(), REDIS_KEY_PREFIX: prefix };
+    // One after the other, never at once: a starting gateway can hold this process's event loop long enough to time out the other's Redis commands (see admin-api-auth.test.ts).
+    started.push(await startTestGateway({ env }));
+    started.push(await startTestGateway({ env }));
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return { a: started[0]!, b: started[1]!, db, prefix, stop };
 }
 
 export interface Developer {

@@ -1,6 +1,6 @@
 import type Redis from 'ioredis';
 import { createRedis } from '../../../gateway/wiring/redis';
-import { redisTestUrl } from '../../support/databases';
+import { deleteRedisKeys, redisTestUrl } from '../../support/databases';
 import { createRedisListCache } from '../../../gateway/cache/redis-list-cache';
 import type { CachedResponse, CacheLookup, ListCache } from '../../../gateway/cache/list-cache';
 
@@ -34,8 +34,7 @@ describe('Redis list cache: the process copy, known current through a generation
   });
 
   afterAll(async () => {
-    const keys = await redis.keys(`${prefix}*`);
-    if (keys.length) await redis.del(...keys);
+    await deleteRedisKeys(prefix, redis);
     redis.disconnect();
     other.disconnect();
     monitor.disconnect();
