@@ -284,9 +284,12 @@ function proxyTarget(url: URL) {
 }
 
 function responseHeaders(proxyRes: IncomingMessage, links: LinkRewriter): Record<string, string | string[]> {
-  const named = connectionTokens(proxyRes.headers.connection);
+  const received = proxyRes.headers;
+  const named = connectionTokens(received.connection);
   const out: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(proxyRes.headers)) {
+  // for-in, not Object.entries: no array of pairs per response.
+  for (const name in received) {
+    const value = received[name];
     // CORS is the gateway's decision (cors.ts): an upstream's Access-Control-* would widen it.
     if (value === undefined || NOT_RETURNED.has(name) || name.startsWith('access-control-') || named?.has(name)) continue;
     out[name] = value;
