@@ -55,7 +55,6 @@ interface DayRow {
   server_errors: string | number | null;
 }
 
-
 /** Stored days plus what this process has not written yet, summed per day. */
 function sumByDay(rows: readonly DayRow[], unwritten: readonly DayTally[]): Map<number, OutcomeCounts> {
   const byDay = new Map<number, OutcomeCounts>();

@@ -44,7 +44,6 @@ export const PORTAL_API_BODY_LIMIT_BYTES = 16 * 1024;
 
 const accountBody = (account: Account) => ({ id: account.id, email: account.email, createdAt: account.createdAt.toISOString() });
 
-
 const planBody = (usage: AccountPlanUsage) => ({
   plan: usage.plan,
   requestsPerMinute: usage.requestsPerMinute,
