@@ -32,4 +32,19 @@ describe('operations compiled from the document', () => {
     expect(() => op!.checkBody({ n: 1.5 })).toThrow('body field "n" must be integer or null');
     expect(() => op!.checkBody({ n: null })).not.toThrow();
   });
+
+  test('when a query string comes again, then parseSearch answers with the frozen result of the first parse; an invalid or long one is parsed every time', () => {
+    const limit = { name: 'limit', in: 'query' as const, schema: { type: 'integer', default: 20 } };
+    const [op] = compileOperations(doc({ '/a': { get: { operationId: 'a', parameters: [limit], responses: ok } } })).operations;
+    const first = op!.parseSearch('?limit=5');
+    expect(first).toEqual({ limit: 5 });
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(op!.parseSearch('?limit=5')).toBe(first);
+    expect(op!.parseSearch('')).toEqual({ limit: 20 });
+    expect(() => op!.parseSearch('?limit=x')).toThrow('query parameter "limit"');
+    expect(() => op!.parseSearch('?limit=x')).toThrow('query parameter "limit"');
+    const long = `?limit=7${'&'.repeat(300)}`;
+    expect(op!.parseSearch(long)).toEqual({ limit: 7 });
+    expect(op!.parseSearch(long)).not.toBe(op!.parseSearch(long));
+  });
 });

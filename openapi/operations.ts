@@ -4,6 +4,10 @@ import type { OpenApiDocument } from './document';
 import { createSchemaCompiler, describeSchemaError } from './schema-compiler';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch'] as const;
+/** Distinct valid query strings an operation remembers parsed; past this the memory starts afresh. */
+const MAX_REMEMBERED_SEARCHES = 1000;
+/** A longer query string is parsed every time, so the memory stays small whatever clients send. */
+const MAX_REMEMBERED_SEARCH_LENGTH = 256;
 
 interface ParameterSpec {
   name: string;
@@ -36,6 +40,11 @@ export interface ApiOperation {
   readonly requiresBody: boolean;
   /** Parses and validates the query string; returns typed values with defaults applied. */
   parseQuery(search: URLSearchParams): Record<string, unknown>;
+  /**
+   * parseQuery for a request's query string (`''` or `?…`), frozen: a string parsed before is
+   * answered from memory, since clients repeat the same few queries. An invalid one throws every time.
+   */
+  parseSearch(search: string): Readonly<Record<string, unknown>>;
   /** Validates the raw path segments; returns typed values. */
   parsePathParams(raw: readonly string[]): Record<string, unknown>;
   /** Validates a parsed JSON body. */
@@ -143,6 +152,35 @@ function compileOperation(
     return value;
   };
 
+  const parseQuery = (search: URLSearchParams): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const name of new Set(search.keys())) {
+      const spec = queryParams.find((p) => p.name === name);
+      if (!spec) throw new ApiError('invalid_request', `query parameter "${name}" is not supported`);
+      const values = search.getAll(name);
+      if (values.length > 1) throw new ApiError('invalid_request', `query parameter "${name}" must not be repeated`);
+      out[name] = checkValue('query', spec, values[0]!);
+    }
+    for (const spec of queryParams) {
+      if (out[spec.name] !== undefined) continue;
+      if (spec.required) throw new ApiError('invalid_request', `query parameter "${spec.name}" is required`);
+      if (spec.schema?.default !== undefined) out[spec.name] = spec.schema.default;
+    }
+    return out;
+  };
+
+  const rememberedSearches = new Map<string, Readonly<Record<string, unknown>>>();
+  const parseSearch = (search: string): Readonly<Record<string, unknown>> => {
+    let query = rememberedSearches.get(search);
+    if (query !== undefined) return query;
+    query = Object.freeze(parseQuery(new URLSearchParams(search)));
+    if (search.length <= MAX_REMEMBERED_SEARCH_LENGTH) {
+      if (rememberedSearches.size >= MAX_REMEMBERED_SEARCHES) rememberedSearches.clear();
+      rememberedSearches.set(search, query);
+    }
+    return query;
+  };
+
   return Object.freeze({
     operationId,
     method,
@@ -157,22 +195,8 @@ function compileOperation(
     stability: typeof op['x-stability'] === 'string' ? op['x-stability'] : undefined,
     acceptsBody: bodyValidator !== null,
     requiresBody: requestBody?.required === true,
-    parseQuery(search: URLSearchParams) {
-      const out: Record<string, unknown> = {};
-      for (const name of new Set(search.keys())) {
-        const spec = queryParams.find((p) => p.name === name);
-        if (!spec) throw new ApiError('invalid_request', `query parameter "${name}" is not supported`);
-        const values = search.getAll(name);
-        if (values.length > 1) throw new ApiError('invalid_request', `query parameter "${name}" must not be repeated`);
-        out[name] = checkValue('query', spec, values[0]!);
-      }
-      for (const spec of queryParams) {
-        if (out[spec.name] !== undefined) continue;
-        if (spec.required) throw new ApiError('invalid_request', `query parameter "${spec.name}" is required`);
-        if (spec.schema?.default !== undefined) out[spec.name] = spec.schema.default;
-      }
-      return out;
-    },
+    parseQuery,
+    parseSearch,
     parsePathParams(raw: readonly string[]) {
       const out: Record<string, unknown> = {};
       pathParams.forEach((name, i) => {

@@ -36,15 +36,15 @@ export function createFrontHandler(
   refusedEarly: CountRefusal = () => {},
 ) {
   // Longest prefix first, so /staging/v1 is never mistaken for anything shorter.
-  const ordered = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length);
+  const ordered = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length).map((mount) => ({ mount, below: `${mount.prefix}/` }));
   return function frontHandler(req: IncomingMessage, res: ServerResponse): void {
     if (refuseMalformedHead(req, res, refusedEarly)) return;
     let url = req.url ?? '/';
     if (url.charCodeAt(0) !== SLASH) url = req.url = originForm(url);
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    for (const mount of ordered) {
-      if (path === mount.prefix || path.startsWith(mount.prefix + '/')) {
+    for (const { mount, below } of ordered) {
+      if (path === mount.prefix || path.startsWith(below)) {
         const gw = req as GatewayRequest;
         // Every field from the start, in one order: each step then reads one object shape, not one per step.
         gw.ctx = {

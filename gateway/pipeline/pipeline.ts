@@ -31,7 +31,7 @@ export interface RequestContext {
   /** The account's plan, by name: its limits come from the plan book (rate-limit step). */
   plan?: string;
   /** Validated query with defaults applied. */
-  query?: Record<string, unknown>;
+  query?: Readonly<Record<string, unknown>>;
   /**
    * A list-cache read started before the rate limiter's command, so both leave in one Redis
    * write and come back together; used only once every refusal has been ruled out.

@@ -69,13 +69,13 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
     });
   };
 
-  // Clients repeat the same few list queries: each distinct query string is parsed and validated once.
+  // Clients repeat the same few list queries: each distinct query string's cache key is made once.
   const parsedQueries = new Map<string, Readonly<{ query: Readonly<Record<string, unknown>>; key: string }>>();
   const parseListQuery = (operation: ApiOperation, search: string) => {
     let parsed = parsedQueries.get(search);
     if (parsed) return parsed;
     try {
-      const query = Object.freeze(operation.parseQuery(new URLSearchParams(search)));
+      const query = operation.parseSearch(search);
       parsed = Object.freeze({ query, key: normalisedQueryKey(query) });
     } catch {
       return undefined; // invalid: validation reports it in its turn

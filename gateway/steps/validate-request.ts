@@ -19,7 +19,7 @@ export function validateRequest({ maxBodyBytes }: { maxBodyBytes: number }): Ste
     if (unmet) throw unmet;
     op.parsePathParams(route.rawParams);
     // A valid query may have been parsed already, to start the cache read early.
-    req.ctx.query ??= op.parseQuery(new URLSearchParams(search));
+    req.ctx.query ??= op.parseSearch(search);
     if (!op.acceptsBody) {
       // Only a validated body is ever sent upstream: a body this operation cannot take is refused, not silently dropped.
       if (declaresBody(req)) throw new ApiError('invalid_request', `${req.method} ${req.ctx.prefix}${op.pathTemplate} takes no request body.`);

@@ -97,14 +97,19 @@ export function createUpstreamRequestHeaders(o: UpstreamRequestHeaderOptions) {
     if (identity.accountId !== undefined) out['x-consumer-id'] = identity.accountId;
 
     const peer = req.socket.remoteAddress ?? 'unknown';
-    const chain = o.trustProxy ? forwardedForChain(received['x-forwarded-for']) : [];
-    chain.push(peer);
-    out['x-forwarded-for'] = chain.join(', ');
+    const chain = o.trustProxy ? forwardedForChain(received['x-forwarded-for']) : undefined;
+    if (chain === undefined) {
+      // The common case, a chain of one: no array to build and join.
+      out['x-forwarded-for'] = peer;
+    } else {
+      chain.push(peer);
+      out['x-forwarded-for'] = chain.join(', ');
+    }
     if (host !== undefined) {
       out['x-forwarded-proto'] = proto;
       out['x-forwarded-host'] = host;
     }
-    out.forwarded = chain.map(forwardedNode).join(', ') + forwardedTail;
+    out.forwarded = (chain === undefined ? forwardedNode(peer) : chain.map(forwardedNode).join(', ')) + forwardedTail;
     out['x-real-ip'] = o.clientIp(req);
     return out;
   };
@@ -129,8 +134,9 @@ export function createUpstreamRequestHeaders(o: UpstreamRequestHeaderOptions) {
 
 export type UpstreamRequestHeaders = ReturnType<typeof createUpstreamRequestHeaders>;
 
-function forwardedForChain(value: string | string[] | undefined): string[] {
-  if (value === undefined) return [];
+/** The load balancer's X-Forwarded-For entries, or undefined when it sent none. */
+function forwardedForChain(value: string | string[] | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
   const joined = Array.isArray(value) ? value.join(',') : value;
   return joined
     .split(',')
