@@ -2,14 +2,12 @@ import { GENERATION_LEASE_MS } from '../gateway/cache/redis-list-cache';
 import { captureLogs } from './support/captured-logs';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { startCountedPetStore } from './support/pet-store-upstream';
-import { freePort } from '../bench/support/processes';
 import { startPrivateRedis } from './support/redis-server';
 
 /** Redis killed under traffic and started again: no failed request, one warning, recovery by itself. */
 describe('when Redis goes away and comes back', () => {
   test('then requests keep succeeding, the outage is logged once, and cache and limits resume', async () => {
-    const port = await freePort();
-    let redis = await startPrivateRedis(port);
+    let redis = await startPrivateRedis();
     const upstream = await startCountedPetStore();
     const { lines, logger } = captureLogs<{ level: number; msg: string }>('info');
     let gw: TestGateway | undefined;
@@ -33,7 +31,7 @@ describe('when Redis goes away and comes back', () => {
       const warnings = lines.filter((l) => l.level === 40 && l.msg.startsWith('list cache unavailable'));
       expect(warnings).toHaveLength(1);
 
-      redis = await startPrivateRedis(port);
+      redis = await startPrivateRedis(redis.port);
       let verdict: string | null = null;
       for (let i = 0; i < 60 && verdict !== 'HIT'; i++) {
         await new Promise((r) => setTimeout(r, 100));

@@ -1,4 +1,3 @@
-import { freePort } from '../bench/support/processes';
 import { captureLogs } from './support/captured-logs';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
@@ -10,8 +9,7 @@ const METRICS_TOKEN = 'request-log-outage-metrics-token-0123';
 /** The request log's Redis killed under traffic: every request answered, the outage's records lost, the log back by itself. */
 describe('when the request log loses Redis and gets it back', () => {
   test('then every request is answered, the records of the outage are lost and counted, the outage is logged once, and logging resumes', async () => {
-    const port = await freePort();
-    let redis = await startPrivateRedis(port);
+    let redis = await startPrivateRedis();
     const { lines, logger } = captureLogs<{ level: number; msg?: string }>('info');
     let gw: TestGateway | undefined;
     try {
@@ -54,7 +52,7 @@ describe('when the request log loses Redis and gets it back', () => {
       const outageLines = lines.filter((l) => l.msg?.startsWith('request log'));
       expect(outageLines.map((l) => [l.level, l.msg])).toEqual([[40, 'request log unavailable; bypassing it until it recovers']]);
 
-      redis = await startPrivateRedis(port);
+      redis = await startPrivateRedis(redis.port);
       // The first writes after the restart may still find the connection down; they are counted too.
       let after = 0;
       await until(

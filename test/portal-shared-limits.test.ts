@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import Redis from 'ioredis';
-import { freePort } from '../bench/support/processes';
 import { createTestDatabase, redisTestPrefix, redisTestUrl, tempDir, type TestDatabase } from './support/databases';
 import { startTestGateway, type TestGateway } from './support/gateway-harness';
 import { spawnGateway, type GatewayProcess } from './support/gateway-process';
@@ -100,7 +99,7 @@ describe('portal limits shared by two gateway processes through Redis', () => {
 
 describe('portal limits while Redis is away', () => {
   test('when Redis stops, then sign-up and sign-in still work and the lockout still holds (the in-memory insurance limiter)', async () => {
-    const redis = await startPrivateRedis(await freePort());
+    const redis = await startPrivateRedis();
     let gw: TestGateway | undefined;
     try {
       gw = await startTestGateway({ env: { REDIS_URL: redis.url } });

@@ -3,7 +3,6 @@ import { Writable } from 'node:stream';
 import Redis from 'ioredis';
 import pino from 'pino';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
-import { freePort } from '../bench/support/processes';
 import { startPrivateRedis } from './support/redis-server';
 
 const QUOTA = 40;
@@ -27,7 +26,6 @@ interface Answer {
  * belongs to an account of its own: an account's keys share one budget.
  */
 describe('when Redis is killed and restarted under mixed traffic', () => {
-  let port: number;
   let redis: Awaited<ReturnType<typeof startPrivateRedis>>;
   let gw: TestGateway;
   const prefix = `rrt${process.pid}:`;
@@ -66,8 +64,7 @@ describe('when Redis is killed and restarted under mixed traffic', () => {
     });
 
   beforeAll(async () => {
-    port = await freePort();
-    redis = await startPrivateRedis(port);
+    redis = await startPrivateRedis();
     const sink = new Writable({
       write(chunk, _enc, done) {
         errors.push(String(chunk));
@@ -129,7 +126,7 @@ describe('when Redis is killed and restarted under mixed traffic', () => {
       await sleep(Math.max(0, killedAt + 2500 - Date.now()));
 
       const restartedAt = Date.now();
-      redis = await startPrivateRedis(port);
+      redis = await startPrivateRedis(redis.port);
       await sleep(2500);
       running = false;
       await traffic;

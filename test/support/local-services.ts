@@ -1,7 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { Client } from 'pg';
 import { postgresBinDir, startPrivatePostgres } from './postgres-server';
-import { freePort } from '../../bench/support/processes';
 import { redisAnswers, startPrivateRedis } from './redis-server';
 
 export interface LocalServices {
@@ -27,11 +26,9 @@ export async function ensureLocalServices(wanted: { redisUrl: string; databaseUr
   try {
     if (!(await redisAnswers(redisUrl))) {
       if (!installed('redis-server')) throw new Error(`Redis does not answer at ${redisUrl} and redis-server is not installed: apt-get install -y redis-server`);
-      const port = await freePort();
-      const redis = await startPrivateRedis(port);
+      const redis = await startPrivateRedis();
       stops.push(redis.stop);
       redisUrl = `${redis.url}/0`;
-      if (!(await redisAnswers(redisUrl))) throw new Error(`a private redis-server on port ${port} did not answer`);
       started.push(`Redis did not answer at ${wanted.redisUrl}: started a private redis-server at ${redisUrl}`);
     }
 
