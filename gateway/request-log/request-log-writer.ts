@@ -1,4 +1,5 @@
 import type { RequestContext } from '../pipeline/pipeline';
+import { RecordText } from './record-text';
 import type { RecordColumns, RequestLogStore } from './request-log';
 
 /**
@@ -51,6 +52,7 @@ export function createRequestLogWriter(o: RequestLogWriterOptions): RequestLogWr
   // One set of columns: a store copies what it needs before append returns, so it is free again at once.
   const columns = newColumns(capacity);
   const { keyIds, methods, prefixes, apiPaths, searches, codes, caches, requestIds, statuses, latencyTenths, times } = columns;
+  const text = new RecordText(capacity);
   let count = 0;
   let writing: Promise<void> | undefined;
   const stats: RequestLogWriterStats = { droppedBufferFull: 0, droppedStoreFailed: 0 };
@@ -62,6 +64,7 @@ export function createRequestLogWriter(o: RequestLogWriterOptions): RequestLogWr
     // A record ended (performance.now() - its end) ms before the clock's now.
     const shift = nowMs - performance.now();
     for (let i = 0; i < taken; i++) times[i] = shift + times[i]!;
+    text.restore(columns, taken);
     let appended: Promise<void> | void;
     try {
       appended = store.append({ ...columns, count: taken }, nowMs);
@@ -110,11 +113,13 @@ export function createRequestLogWriter(o: RequestLogWriterOptions): RequestLogWr
       keyIds[i] = ctx.keyId;
       methods[i] = method;
       prefixes[i] = ctx.prefix;
-      apiPaths[i] = ctx.apiPath;
-      searches[i] = ctx.search;
+      if (!text.put(i, ctx.requestId, ctx.apiPath, ctx.search)) {
+        requestIds[i] = ctx.requestId;
+        apiPaths[i] = ctx.apiPath;
+        searches[i] = ctx.search;
+      }
       codes[i] = ctx.errorCode;
       caches[i] = ctx.cacheStatus;
-      requestIds[i] = ctx.requestId;
       statuses[i] = status;
       latencyTenths[i] = ms * 10 + 0.5;
       times[i] = ctx.startedAt + ms;

@@ -15,7 +15,8 @@ export const STATUS_FILTERS: readonly StatusFilter[] = ['2xx', '4xx', '429', '5x
 /**
  * Records waiting for a write, one slot per record in each column: recording a request writes
  * the strings its context holds already and a few numbers into slots, and allocates nothing.
- * Never the key, a header or a body.
+ * Its request id, path and query wait as bytes instead while there is room (record-text.ts),
+ * and are strings again in the batch a store is given. Never the key, a header or a body.
  */
 export interface RecordColumns {
   readonly keyIds: Array<string | undefined>;

@@ -1,0 +1,60 @@
+import { RecordText } from './record-text';
+import type { RecordColumns } from './request-log';
+
+function columns(capacity: number): RecordColumns {
+  const strings = <T>() => new Array<T | undefined>(capacity).fill(undefined);
+  return {
+    keyIds: strings(),
+    methods: strings(),
+    prefixes: strings(),
+    apiPaths: strings(),
+    searches: strings(),
+    codes: strings(),
+    caches: strings(),
+    requestIds: strings(),
+    statuses: new Uint16Array(capacity),
+    latencyTenths: new Uint32Array(capacity),
+    times: new Float64Array(capacity),
+  };
+}
+
+const texts = (c: RecordColumns, count: number) => Array.from({ length: count }, (_, i) => [c.requestIds[i], c.apiPaths[i], c.searches[i]]);
+
+describe('the text of buffered request log records', () => {
+  test('when records are put and restored, then each gets back its request id, path and query, and the next batch starts empty', () => {
+    const text = new RecordText(4);
+    const c = columns(4);
+    expect(text.put(0, '0b6a6f2e-3c1d-4f7a-9b1e-2d3c4b5a6f70', '/pets', '')).toBe(true);
+    expect(text.put(1, 'client-id.7:x', '/pets/12', '?limit=5&status=sold')).toBe(true);
+    expect(text.put(2, 'r', '/', '?')).toBe(true);
+    text.restore(c, 3);
+    expect(texts(c, 3)).toEqual([
+      ['0b6a6f2e-3c1d-4f7a-9b1e-2d3c4b5a6f70', '/pets', ''],
+      ['client-id.7:x', '/pets/12', '?limit=5&status=sold'],
+      ['r', '/', '?'],
+    ]);
+
+    const next = columns(4);
+    expect(text.put(0, 'second', '/categories', '')).toBe(true);
+    text.restore(next, 1);
+    expect(texts(next, 1)).toEqual([['second', '/categories', '']]);
+  });
+
+  test('when a record does not fit, then put says so, restore leaves the strings the writer kept, and the records around it come back whole', () => {
+    const text = new RecordText(3); // 288 bytes
+    const c = columns(3);
+    const long = 'x'.repeat(280);
+    expect(text.put(0, 'a', '/pets', '?limit=1')).toBe(true);
+    expect(text.put(1, long, '/pets', '')).toBe(false);
+    c.requestIds[1] = long;
+    c.apiPaths[1] = '/pets';
+    c.searches[1] = '';
+    expect(text.put(2, 'b', '/pets/3', '')).toBe(true);
+    text.restore(c, 3);
+    expect(texts(c, 3)).toEqual([
+      ['a', '/pets', '?limit=1'],
+      [long, '/pets', ''],
+      ['b', '/pets/3', ''],
+    ]);
+  });
+});
