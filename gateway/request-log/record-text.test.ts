@@ -1,29 +1,12 @@
 import { RecordText } from './record-text';
-import type { RecordColumns } from './request-log';
-
-function columns(capacity: number): RecordColumns {
-  const strings = <T>() => new Array<T | undefined>(capacity).fill(undefined);
-  return {
-    keyIds: strings(),
-    methods: strings(),
-    prefixes: strings(),
-    apiPaths: strings(),
-    searches: strings(),
-    codes: strings(),
-    caches: strings(),
-    requestIds: strings(),
-    statuses: new Uint16Array(capacity),
-    latencyTenths: new Uint32Array(capacity),
-    times: new Float64Array(capacity),
-  };
-}
+import { newRecordColumns, type RecordColumns } from './request-log';
 
 const texts = (c: RecordColumns, count: number) => Array.from({ length: count }, (_, i) => [c.requestIds[i], c.apiPaths[i], c.searches[i]]);
 
 describe('the text of buffered request log records', () => {
   test('when records are put and restored, then each gets back its request id, path and query, and the next batch starts empty', () => {
     const text = new RecordText(4);
-    const c = columns(4);
+    const c = newRecordColumns(4);
     expect(text.put(0, '0b6a6f2e-3c1d-4f7a-9b1e-2d3c4b5a6f70', '/pets', '')).toBe(true);
     expect(text.put(1, 'client-id.7:x', '/pets/12', '?limit=5&status=sold')).toBe(true);
     expect(text.put(2, 'r', '/', '?')).toBe(true);
@@ -34,7 +17,7 @@ describe('the text of buffered request log records', () => {
       ['r', '/', '?'],
     ]);
 
-    const next = columns(4);
+    const next = newRecordColumns(4);
     expect(text.put(0, 'second', '/categories', '')).toBe(true);
     text.restore(next, 1);
     expect(texts(next, 1)).toEqual([['second', '/categories', '']]);
@@ -42,7 +25,7 @@ describe('the text of buffered request log records', () => {
 
   test('when a record does not fit, then put says so, restore leaves the strings the writer kept, and the records around it come back whole', () => {
     const text = new RecordText(3); // 288 bytes
-    const c = columns(3);
+    const c = newRecordColumns(3);
     const long = 'x'.repeat(280);
     expect(text.put(0, 'a', '/pets', '?limit=1')).toBe(true);
     expect(text.put(1, long, '/pets', '')).toBe(false);

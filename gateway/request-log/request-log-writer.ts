@@ -1,6 +1,6 @@
 import type { RequestContext } from '../pipeline/pipeline';
 import { RecordText } from './record-text';
-import type { RecordColumns, RequestLogStore } from './request-log';
+import { newRecordColumns, type RequestLogStore } from './request-log';
 
 /**
  * A record is seen within a quarter of a second, and a flooded key costs a Redis store at most
@@ -50,7 +50,7 @@ export function createRequestLogWriter(o: RequestLogWriterOptions): RequestLogWr
   const capacity = o.capacity ?? DEFAULT_BUFFER_CAPACITY;
   if (!Number.isInteger(capacity) || capacity < 1) throw new Error('The request log buffer capacity must be a positive integer');
   // One set of columns: a store copies what it needs before append returns, so it is free again at once.
-  const columns = newColumns(capacity);
+  const columns = newRecordColumns(capacity);
   const { keyIds, methods, prefixes, apiPaths, searches, codes, caches, requestIds, statuses, latencyTenths, times } = columns;
   const text = new RecordText(capacity);
   let count = 0;
@@ -130,22 +130,5 @@ export function createRequestLogWriter(o: RequestLogWriterOptions): RequestLogWr
       clearInterval(timer);
       await flush();
     },
-  };
-}
-
-function newColumns(capacity: number): RecordColumns {
-  const strings = <T>() => new Array<T | undefined>(capacity).fill(undefined);
-  return {
-    keyIds: strings(),
-    methods: strings(),
-    prefixes: strings(),
-    apiPaths: strings(),
-    searches: strings(),
-    codes: strings(),
-    caches: strings(),
-    requestIds: strings(),
-    statuses: new Uint16Array(capacity),
-    latencyTenths: new Uint32Array(capacity),
-    times: new Float64Array(capacity),
   };
 }

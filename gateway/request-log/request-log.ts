@@ -35,6 +35,24 @@ export interface RecordColumns {
   readonly times: Float64Array;
 }
 
+/** Columns of `capacity` empty slots. */
+export function newRecordColumns(capacity: number): RecordColumns {
+  const strings = <T>() => new Array<T | undefined>(capacity).fill(undefined);
+  return {
+    keyIds: strings(),
+    methods: strings(),
+    prefixes: strings(),
+    apiPaths: strings(),
+    searches: strings(),
+    codes: strings(),
+    caches: strings(),
+    requestIds: strings(),
+    statuses: new Uint16Array(capacity),
+    latencyTenths: new Uint32Array(capacity),
+    times: new Float64Array(capacity),
+  };
+}
+
 /** The records of one write: slots 0 to count - 1 of the columns. */
 export interface RecordBatch extends RecordColumns {
   readonly count: number;
