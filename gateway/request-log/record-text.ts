@@ -25,8 +25,8 @@ export class RecordText {
     this.ends = new Uint32Array(capacity * 3);
   }
 
-  /** Keeps record `i`'s strings as bytes; false when they do not fit, and the record keeps its strings. */
-  put(i: number, requestId: string, apiPath: string, search: string): boolean {
+  /** Keeps record `i`'s strings as bytes, or in its column slots when they do not fit (false). */
+  put(columns: RecordColumns, i: number, requestId: string, apiPath: string, search: string): boolean {
     const { bytes, ends } = this;
     let used = this.used;
     const fits = used + requestId.length + apiPath.length + search.length <= bytes.length;
@@ -38,6 +38,9 @@ export class RecordText {
       if (search !== '') used += bytes.write(search, used, 'latin1');
     } else {
       ends[3 * i] = ends[3 * i + 1] = used;
+      columns.requestIds[i] = requestId;
+      columns.apiPaths[i] = apiPath;
+      columns.searches[i] = search;
     }
     ends[3 * i + 2] = this.used = used;
     return fits;

@@ -113,11 +113,7 @@ export function createRequestLogWriter(o: RequestLogWriterOptions): RequestLogWr
       keyIds[i] = ctx.keyId;
       methods[i] = method;
       prefixes[i] = ctx.prefix;
-      if (!text.put(i, ctx.requestId, ctx.apiPath, ctx.search)) {
-        requestIds[i] = ctx.requestId;
-        apiPaths[i] = ctx.apiPath;
-        searches[i] = ctx.search;
-      }
+      text.put(columns, i, ctx.requestId, ctx.apiPath, ctx.search);
       codes[i] = ctx.errorCode;
       caches[i] = ctx.cacheStatus;
       statuses[i] = status;

@@ -21,8 +21,6 @@ export interface ListCacheOptions {
 
 const POLL_MS = 15;
 const ignore = () => {};
-/** Distinct list query strings remembered parsed; past this the memory starts afresh. */
-const MAX_PARSED_QUERIES = 1000;
 /** How long a list whose answer was not shareable goes straight upstream, its requests not waiting for one another's fill. */
 const PASS_MS = 10_000;
 /** Lists remembered as not shareable; past this the memory starts afresh. */
@@ -69,20 +67,19 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
     });
   };
 
-  // Clients repeat the same few list queries: each distinct query string's cache key is made once.
-  const parsedQueries = new Map<string, Readonly<{ query: Readonly<Record<string, unknown>>; key: string }>>();
-  const parseListQuery = (operation: ApiOperation, search: string) => {
-    let parsed = parsedQueries.get(search);
-    if (parsed) return parsed;
+  // The operation hands each repeated query string's parse back as the same frozen object: its cache key is made once.
+  const keys = new WeakMap<Readonly<Record<string, unknown>>, string>();
+  const cacheKeyOf = (query: Readonly<Record<string, unknown>>): string => {
+    let key = keys.get(query);
+    if (key === undefined) keys.set(query, (key = normalisedQueryKey(query)));
+    return key;
+  };
+  const validQuery = (operation: ApiOperation, search: string) => {
     try {
-      const query = operation.parseSearch(search);
-      parsed = Object.freeze({ query, key: normalisedQueryKey(query) });
+      return operation.parseSearch(search);
     } catch {
       return undefined; // invalid: validation reports it in its turn
     }
-    if (parsedQueries.size >= MAX_PARSED_QUERIES) parsedQueries.clear();
-    parsedQueries.set(search, parsed);
-    return parsed;
   };
 
   // The last lookup given a rejection guard: the requests of a turn usually share one.
@@ -97,9 +94,9 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
     const { ctx } = req;
     const route = ctx.route;
     if (route?.kind === 'operation' && route.operation.cache === 'list' && req.method === 'GET') {
-      const parsed = parseListQuery(route.operation, ctx.search);
-      if (parsed) {
-        const { query, key } = parsed;
+      const query = validQuery(route.operation, ctx.search);
+      if (query) {
+        const key = cacheKeyOf(query);
         ctx.query = query;
         const result = lookup(ctx.environment, key);
         // Awaited (and its failure handled) by the serve step, if the request gets that far.
@@ -236,7 +233,7 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
     if (op?.cache !== 'list' || req.method !== 'GET') return next();
 
     const early = ctx.cacheLookup;
-    const key = early?.key ?? normalisedQueryKey(ctx.query ?? {});
+    const key = early?.key ?? (ctx.query ? cacheKeyOf(ctx.query) : '');
     const found = early ? early.result : lookup(ctx.environment, key);
     if (!(found instanceof Promise)) return answer(req, res, next, key, found);
     return found.then(

@@ -17,10 +17,13 @@ export interface ReadyProcess {
 /**
  * Starts one of the project's entry points as a real child process (Node with `args`, in the
  * project root, with only `env` plus PATH and HOME) and resolves when its output matches `ready`,
- * whose first group is the URL it serves. Rejects if it exits first or takes longer than `timeoutMs`.
+ * whose first group, if it has one, is the URL it serves. Rejects if it exits first (the error
+ * carries its exit code and output) or takes longer than `timeoutMs`.
  */
 export function spawnUntilReady(options: {
   name: string;
+  /** Another program than Node, found on PATH (a redis-server). */
+  command?: string;
   args: string[];
   env: Record<string, string>;
   ready: RegExp;
@@ -29,7 +32,7 @@ export function spawnUntilReady(options: {
   stdin?: 'ignore' | 'pipe';
 }): Promise<ReadyProcess> {
   const started = Date.now();
-  const child = spawn(process.execPath, options.args, {
+  const child = spawn(options.command ?? process.execPath, options.args, {
     cwd: ROOT,
     env: { PATH: process.env.PATH, HOME: process.env.HOME, ...options.env },
     stdio: [options.stdin ?? 'ignore', 'pipe', 'pipe'],
@@ -46,7 +49,7 @@ export function spawnUntilReady(options: {
       const m = options.ready.exec(out);
       if (m) {
         clearTimeout(timer);
-        resolve({ child, url: m[1]!, readyMs: Date.now() - started, exited, output: () => out });
+        resolve({ child, url: m[1] ?? '', readyMs: Date.now() - started, exited, output: () => out });
       }
     };
     child.stdout!.on('data', onData);
