@@ -1,7 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import type { ResponseHeaders } from '../http/response-headers';
 
-export type SendAtTurnEnd = (res: ServerResponse, status: number, headers: ResponseHeaders, body: Buffer) => void;
+/** An upstream's response headers, written after the steps' own and winning a name both set. */
+type Theirs = Readonly<Record<string, string | string[]>>;
+
+export type SendAtTurnEnd = (res: ServerResponse, status: number, headers: ResponseHeaders, body: Buffer, theirs?: Theirs) => void;
 
 /**
  * Sends finished responses together at the end of the event-loop turn (the gateway's turn end,
@@ -20,14 +23,16 @@ export function createTurnEndWriter(
   /** Runs a task at the end of the turn; the gateway writes after the turn's reads are sent (turn-end.ts). */
   atTurnEnd: (task: () => void) => void = setImmediate,
 ): SendAtTurnEnd {
-  // res, status, headers, body, res, …: one flat list, no object per response.
-  const queue: Array<ServerResponse | number | ResponseHeaders | Buffer> = [];
+  // res, status, headers, body, theirs, res, …: one flat list, no object per response.
+  const queue: Array<ServerResponse | number | ResponseHeaders | Buffer | Theirs | undefined> = [];
 
   const flush = () => {
-    for (let i = 0; i < queue.length; i += 4) {
+    for (let i = 0; i < queue.length; i += 5) {
       const res = queue[i] as ServerResponse;
+      const theirs = queue[i + 4] as Theirs | undefined;
       try {
-        (queue[i + 2] as ResponseHeaders).writeHead(res, queue[i + 1] as number);
+        if (theirs === undefined) (queue[i + 2] as ResponseHeaders).writeHead(res, queue[i + 1] as number);
+        else (queue[i + 2] as ResponseHeaders).writeHeadWith(res, queue[i + 1] as number, theirs);
         res.end(queue[i + 3] as Buffer);
       } catch (err) {
         onError(err, res);
@@ -36,8 +41,8 @@ export function createTurnEndWriter(
     queue.length = 0;
   };
 
-  return function sendAtTurnEnd(res, status, headers, body) {
+  return function sendAtTurnEnd(res, status, headers, body, theirs) {
     if (queue.length === 0) atTurnEnd(flush);
-    queue.push(res, status, headers, body);
+    queue.push(res, status, headers, body, theirs);
   };
 }

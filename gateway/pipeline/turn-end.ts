@@ -1,14 +1,14 @@
 /**
  * Work deferred to the end of the event-loop turn, after every I/O callback of the turn, in one
- * `setImmediate` and in two rounds: first the reads the turn's requests wait for, then the
- * responses. Reads go first so that their round trip overlaps the writing of the responses
- * (hundreds of µs under load) instead of starting after it; the answer is then usually in by
- * the next poll, one turn sooner.
+ * `setImmediate` and in two rounds: first the reads the turn's requests wait for (Redis reads,
+ * and the hand-off of upstream calls), then the responses. Reads go first so that their round
+ * trip overlaps the writing of the responses (hundreds of µs under load) instead of starting
+ * after it; the answer is then usually in by the next poll, one turn sooner.
  *
  * One per process, created in the composition root and shared by whatever defers work to the turn's end.
  */
 export interface TurnEnd {
-  /** Runs `task` at the end of this turn, before the writes. */
+  /** Runs `task` at the end of this turn, before the writes: what the turn's requests wait for. */
   beforeWrites(task: () => void): void;
   /** Runs `task` at the end of this turn, after the reads. */
   writes(task: () => void): void;

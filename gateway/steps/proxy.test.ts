@@ -8,6 +8,7 @@ import { until } from '../../test/support/until';
 import { startRecordingUpstream } from '../../test/support/upstream-double';
 import type { CacheOutcome, GatewayMetrics, RateLimitKind, UpstreamOutcome } from '../metrics/gateway-metrics';
 import { pipelineErrorHandler } from '../pipeline/error-handler';
+import { createTurnEndWriter } from '../pipeline/turn-end-writer';
 import { composePipeline, type Environment, type GatewayRequest, type Step } from '../pipeline/pipeline';
 import { createCircuitBreaker } from '../upstream/circuit-breaker';
 import { createLinkRewriter } from '../upstream/upstream-links';
@@ -282,6 +283,122 @@ describe('proxy step: more calls than upstream connections', () => {
   });
 });
 
+describe("proxy step: a turn's calls and small answers go out at its end", () => {
+  /** The proxy, one connection and a queue of one, with the turn's end in the test's hands: no call goes upstream until `endTurn`. */
+  async function setUpHeldTurn() {
+    const upstream = await startRecordingUpstream((req, res) => {
+      if (req.url === '/large') res.writeHead(200, { 'content-type': 'application/json', 'content-length': 70_000 }).end('"' + 'x'.repeat(69_998) + '"');
+      else if (req.url === '/chunked') res.writeHead(200, { 'content-type': 'application/json' }).end('[1]');
+      else res.writeHead(200, { 'content-type': 'application/json', 'content-length': 2 }).end('[]');
+    });
+    const handOffs: Array<() => void> = [];
+    /** The body lengths of the answers handed to the turn-end writer. */
+    const sent: number[] = [];
+    const onError = pipelineErrorHandler(pino({ level: 'silent' }));
+    const writer = createTurnEndWriter((err, res) => onError(err, res.req as GatewayRequest, res));
+    const proxy = proxyToUpstream({
+      upstreamUrl: upstream.url,
+      timeoutMs: 300,
+      maxSockets: 1,
+      maxQueue: 1,
+      links: createLinkRewriter({ upstreamUrl: upstream.url, publicUrl: 'http://gateway.test', prefix: '/v1' }),
+      breaker: createCircuitBreaker({ environment: 'production', failureThreshold: 5, openMs: 1000, logger: pino({ level: 'silent' }) }),
+      metrics: recordingMetrics().metrics,
+      onError,
+      beforeWrites: (task) => handOffs.push(task),
+      send: (res, status, headers, body, theirs) => {
+        sent.push(body.length);
+        writer(res, status, headers, body, theirs);
+      },
+    });
+    const server = await servePipeline({ prefix: '/v1', environment: 'production', run: composePipeline([proxy.step], onError) });
+    return {
+      upstream,
+      sent,
+      url: server.url,
+      handOffs: () => handOffs.length,
+      endTurn: () => handOffs.splice(0).forEach((task) => task()),
+      close: async () => {
+        proxy.close();
+        await server.close();
+        await upstream.close();
+      },
+    };
+  }
+
+  let t: Awaited<ReturnType<typeof setUpHeldTurn>>;
+  beforeEach(async () => {
+    t = await setUpHeldTurn();
+  });
+  afterEach(() => t.close());
+
+  test('when a request reaches the proxy, then its upstream call waits for the end of the turn and goes out when it comes', async () => {
+    const answer = fetch(t.url('/pets'));
+    await until('the hand-off to wait for the end of the turn', () => t.handOffs() === 1);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(t.upstream.requests).toHaveLength(0);
+    t.endTurn();
+    const res = await answer;
+    expect([res.status, await res.text()]).toEqual([200, '[]']);
+    expect(t.upstream.requests).toHaveLength(1);
+  });
+
+  test('when more calls than the connection and the queue wait for the end of the turn, then the one beyond them gets 503 at once', async () => {
+    const answers = [1, 2, 3].map(() => fetch(t.url('/pets')).then(async (res) => [res.status, await res.text()] as const));
+    const first = await Promise.race(answers);
+    expect(first[0]).toBe(503);
+    t.endTurn();
+    expect((await Promise.all(answers)).map(([status]) => status).sort()).toEqual([200, 200, 503]);
+    expect(t.upstream.requests).toHaveLength(2);
+  });
+
+  test('when a small answer of known length comes back, then it is sent whole at the end of the turn; a larger one or one of unknown length streams', async () => {
+    const ask = async (path: string) => {
+      const answer = fetch(t.url(path));
+      await until(`${path} to wait for the end of the turn`, () => t.handOffs() > 0);
+      t.endTurn();
+      const res = await answer;
+      return [res.status, (await res.text()).length];
+    };
+    expect(await ask('/pets')).toEqual([200, 2]);
+    expect(t.sent).toEqual([2]);
+    expect(await ask('/large')).toEqual([200, 70_000]);
+    expect(await ask('/chunked')).toEqual([200, 3]);
+    expect(t.sent).toEqual([2]);
+  });
+
+  test('when a HEAD is answered, then the client gets the length the upstream named and no body', async () => {
+    const answer = fetch(t.url('/pets'), { method: 'HEAD' });
+    await until('the hand-off to wait for the end of the turn', () => t.handOffs() === 1);
+    t.endTurn();
+    const res = await answer;
+    expect([res.status, res.headers.get('content-length'), await res.text()]).toEqual([200, '2', '']);
+    expect(t.upstream.requests.map((r) => r.method)).toEqual(['HEAD']);
+  });
+
+  test('when a call times out while it waits for the end of the turn, then 504, and it never reaches the upstream', async () => {
+    const answer = fetch(t.url('/pets'));
+    await until('the hand-off to wait for the end of the turn', () => t.handOffs() === 1);
+    const res = await answer;
+    expect([res.status, await res.json()]).toEqual([504, { code: 'gateway_timeout', message: 'The upstream did not answer within 300 ms.', status: 504 }]);
+    t.endTurn();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(t.upstream.requests).toHaveLength(0);
+  });
+
+  test('when the client leaves while its call waits for the end of the turn, then the call never reaches the upstream', async () => {
+    const controller = new AbortController();
+    const answer = fetch(t.url('/pets'), { signal: controller.signal }).catch((err: unknown) => err);
+    await until('the hand-off to wait for the end of the turn', () => t.handOffs() === 1);
+    controller.abort();
+    expect((await answer as DOMException).name).toBe('AbortError');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    t.endTurn();
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(t.upstream.requests).toHaveLength(0);
+  });
+});
+
 describe('proxy step: what the client gets back', () => {
   test('when the upstream sets cookies, CORS, Alt-Svc, Clear-Site-Data or names its software, then none of it reaches the client; its own headers do', async () => {
     const upstream = await startRecordingUpstream((_req, res) =>
@@ -375,6 +492,12 @@ describe('proxy step: an upstream that breaks HTTP', () => {
     expect(answer.status).toBe(502);
     expect(JSON.parse(answer.body)).toEqual({ code: 'bad_gateway', message: 'The upstream answered with status 99, which HTTP does not define.', status: 502 });
     expect(answer.outcomes).toEqual(['refused']);
+  });
+
+  test('when a small answer is cut off before the length it named, then 502 bad_gateway instead of a truncated 200', async () => {
+    const answer = await through('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n[{"id":1', '/pets');
+    expect(answer.status).toBe(502);
+    expect(JSON.parse(answer.body)).toEqual({ code: 'bad_gateway', message: 'The upstream response was cut off.', status: 502 });
   });
 
   test('when the upstream sends a Location that is no URL, then it passes unchanged instead of failing the response', async () => {

@@ -70,7 +70,7 @@ export function createApiMounts(w: Wiring, { stores, identity, operations, prefi
       now,
       metrics,
       requestLog: requestLog.writer,
-      atTurnEnd: turnEnd.writes,
+      turnEnd,
     });
     defer(() => mount.close());
     return mount;

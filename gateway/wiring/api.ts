@@ -21,6 +21,7 @@ import { refuseUnknownRoute } from '../steps/refuse-unknown-route';
 import { validateRequest } from '../steps/validate-request';
 import { createLinkRewriter } from '../upstream/upstream-links';
 import { pipelineErrorHandler } from '../pipeline/error-handler';
+import type { TurnEnd } from '../pipeline/turn-end';
 import { createTurnEndWriter } from '../pipeline/turn-end-writer';
 
 export interface ApiPipelineOptions {
@@ -60,8 +61,8 @@ export interface ApiPipelineOptions {
   metrics: GatewayMetrics;
   /** Where each finished request with a key is recorded for its owner. */
   requestLog?: Pick<RequestLogWriter, 'record'>;
-  /** Runs a task at the end of the turn, after the turn's reads (turn-end.ts). */
-  atTurnEnd: (task: () => void) => void;
+  /** The process's end of turn: upstream calls go out before it writes the turn's responses (turn-end.ts). */
+  turnEnd: TurnEnd;
 }
 
 /**
@@ -73,6 +74,7 @@ export interface ApiPipelineOptions {
 export function createApiPipeline(o: ApiPipelineOptions) {
   const onError = pipelineErrorHandler(o.logger);
   const prefix = o.prefixes[o.environment];
+  const send = createTurnEndWriter((err, res) => onError(err, res.req as GatewayRequest, res), o.turnEnd.writes);
   const proxy = proxyToUpstream({
     upstreamUrl: o.upstreamUrl,
     upstreamToken: o.upstreamToken,
@@ -86,8 +88,9 @@ export function createApiPipeline(o: ApiPipelineOptions) {
     breaker: o.circuitBreaker,
     metrics: o.metrics,
     onError,
+    beforeWrites: o.turnEnd.beforeWrites,
+    send,
   });
-  const send = createTurnEndWriter((err, res) => onError(err, res.req as GatewayRequest, res), o.atTurnEnd);
   const cache = o.cache ? listCache({ cache: o.cache, logger: o.logger, metrics: o.metrics, now: () => o.now().getTime(), send }) : undefined;
   const run = composePipeline(
     [
