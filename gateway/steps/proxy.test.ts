@@ -201,13 +201,15 @@ function statusOf(url: string): Promise<number> {
 
 /**
  * The proxy alone, with one upstream connection and a queue of one, in front of an upstream that
- * never answers, or that answers and then streams its body forever (holding the connection).
+ * never answers, that answers and then streams its body forever (holding the connection), or
+ * that names a small length and stops sending after the first byte.
  */
-async function setUpBusy(upstreamBehaviour: 'silent' | 'endless_body') {
+async function setUpBusy(upstreamBehaviour: 'silent' | 'endless_body' | 'stalled_small_body') {
   let cut = 0;
   const upstream = await startRecordingUpstream((_req, res) => {
     res.once('close', () => cut++);
     if (upstreamBehaviour === 'endless_body') res.writeHead(200, { 'content-type': 'application/json' }).write('[');
+    if (upstreamBehaviour === 'stalled_small_body') res.writeHead(200, { 'content-type': 'application/json', 'content-length': 10 }).write('[');
   });
   const recorded = recordingMetrics();
   const breaker = createCircuitBreaker({ environment: 'production', failureThreshold: 100, openMs: 3000, logger: pino({ level: 'silent' }) });
@@ -267,6 +269,29 @@ describe('proxy step: more calls than upstream connections', () => {
     expect(next.status).toBe(200);
     expect(t.upstream.requests).toHaveLength(2);
     void next.body?.cancel().catch(() => {});
+  });
+
+  test('when a small answer stops in the middle of its body, then the timeout still runs: 504 with an Error body, counted as a timeout', async () => {
+    t = await setUpBusy('stalled_small_body');
+    const res = await fetch(t.url);
+    expect([res.status, await res.json()]).toEqual([504, { code: 'gateway_timeout', message: 'The upstream did not answer within 300 ms.', status: 504 }]);
+    expect(t.recorded.outcomes()).toEqual(['timeout']);
+    expect(t.loggedErrors()).toEqual(['gateway_timeout']);
+    await until('the upstream request to be cut', () => t!.cut() === 1, 2000);
+  });
+
+  test('when a client leaves while a small answer is being read, then the upstream request is cut and nothing is logged or counted against the upstream', async () => {
+    t = await setUpBusy('stalled_small_body');
+    const controller = new AbortController();
+    const answer = fetch(t.url, { signal: controller.signal }).catch((err: unknown) => err);
+    await until('the upstream to start its answer', () => t!.upstream.requests.length === 1, 2000);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    controller.abort();
+    expect(((await answer) as DOMException).name).toBe('AbortError');
+    await until('the upstream request to be cut', () => t!.cut() === 1, 2000);
+    await new Promise((resolve) => setTimeout(resolve, 400)); // past the timeout
+    expect(t.loggedErrors()).toEqual([]);
+    expect(t.recorded.outcomes()).toEqual([]);
   });
 
   test('when the connection and the queue are taken, then the next call gets 503 service_unavailable with Retry-After at once, counted as saturated, not logged', async () => {
@@ -498,6 +523,7 @@ describe('proxy step: an upstream that breaks HTTP', () => {
     const answer = await through('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n[{"id":1', '/pets');
     expect(answer.status).toBe(502);
     expect(JSON.parse(answer.body)).toEqual({ code: 'bad_gateway', message: 'The upstream response was cut off.', status: 502 });
+    expect(answer.outcomes).toEqual(['refused']);
   });
 
   test('when the upstream sends a Location that is no URL, then it passes unchanged instead of failing the response', async () => {

@@ -20,7 +20,7 @@ export interface ProxyOptions {
    * misconfigured, not the client: 502.
    */
   upstreamToken?: string;
-  /** No response headers within this time of the hand-off (waiting for a socket included) → 504. */
+  /** No response headers, or no whole body of a small answer, within this time of the hand-off (waiting for a socket included) → 504. */
   timeoutMs: number;
   /** Connections to the upstream at most (256); further calls wait for one. */
   maxSockets?: number;
@@ -125,24 +125,28 @@ export function proxyToUpstream({
   };
 
   const responded = (call: UpstreamCall, proxyRes: IncomingMessage) => {
-    clearTimeout(call.timer);
     const { req, res } = call;
     if (call.reported) {
+      clearTimeout(call.timer);
       proxyRes.resume();
       return;
     }
     const status = proxyRes.statusCode ?? 502;
     if (status < 200 || status > 599) {
       // Node parses any three digits, but writeHead would throw on them: a broken upstream, not a crash.
+      clearTimeout(call.timer);
       proxyRes.resume();
       report(call, 'refused', 'failed');
       onError(new ApiError('bad_gateway', `The upstream answered with status ${status}, which HTTP does not define.`), req, res);
       return;
     }
-    report(call, statusClass(status), UPSTREAM_DOWN_STATUSES.has(status) ? 'failed' : 'succeeded');
+    const outcome = statusClass(status);
+    const verdict = UPSTREAM_DOWN_STATUSES.has(status) ? 'failed' : 'succeeded';
     if (status === 401 && upstreamToken !== undefined) {
       // The client's key was good; the upstream's 401 is about our credential, which the client cannot mend.
+      clearTimeout(call.timer);
       proxyRes.resume();
+      report(call, outcome, verdict);
       onError(new ApiError('bad_gateway', "The upstream refused the gateway's credential."), req, res);
       return;
     }
@@ -151,13 +155,23 @@ export function proxyToUpstream({
     // Clients are promised an Error body with every error; an upstream that sends anything else is at fault.
     const errorToCheck = status >= 400 && req.method !== 'HEAD';
     if (!hook && !errorToCheck && !(Number(proxyRes.headers['content-length']) <= SMALL_ANSWER_BYTES)) {
+      clearTimeout(call.timer);
+      report(call, outcome, verdict);
       req.ctx.headers.writeHeadWith(res, status, headers);
       proxyRes.pipe(res);
       proxyRes.once('aborted', () => res.destroy());
       return;
     }
+    // Nothing has been written yet: the timeout runs on until the body is whole, and can still be a 504.
     readBody(proxyRes, (err, body) => {
-      if (err !== undefined) return onError(new ApiError('bad_gateway', 'The upstream response was cut off.', { cause: err }), req, res);
+      if (call.reported) return; // timed out, or failed: answered already
+      clearTimeout(call.timer);
+      if (err !== undefined) {
+        if (res.destroyed) return; // its client left and cut the call (clientClosed): nobody to answer
+        report(call, 'refused', 'failed');
+        return onError(new ApiError('bad_gateway', 'The upstream response was cut off.', { cause: err }), req, res);
+      }
+      report(call, outcome, verdict);
       if (hook === undefined) return answer(call, status, headers, body, errorToCheck);
       hook({ status, headers, received: proxyRes.headers, body }).then(
         () => answer(call, status, headers, body, errorToCheck),
@@ -202,13 +216,17 @@ export function proxyToUpstream({
 
   // call, next, call, next…: the turn's hand-offs, in one flat list.
   const handOffs: Array<UpstreamCall | Next> = [];
+  // http-proxy-middleware sends each call after a promise hop: once the turn's responses are written.
   const handOffAll = () => {
-    for (let i = 0; i < handOffs.length; i += 2) {
-      const call = handOffs[i] as UpstreamCall;
-      // Timed out, or its client left, while it waited for the turn's end: nothing to send.
-      if (!call.reported && !call.res.destroyed) void middleware(call.req, call.res, handOffs[i + 1] as Next);
+    try {
+      for (let i = 0; i < handOffs.length; i += 2) {
+        const call = handOffs[i] as UpstreamCall;
+        // Timed out, or its client left, while it waited for the turn's end: nothing to send.
+        if (!call.reported && !call.res.destroyed) void middleware(call.req, call.res, handOffs[i + 1] as Next);
+      }
+    } finally {
+      handOffs.length = 0; // emptied whatever happens, or no hand-off would be scheduled again
     }
-    handOffs.length = 0;
   };
 
   const upstreamClosed = () => {
