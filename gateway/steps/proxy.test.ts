@@ -12,7 +12,7 @@ import { createTurnEndWriter } from '../pipeline/turn-end-writer';
 import { composePipeline, type Environment, type GatewayRequest, type Step } from '../pipeline/pipeline';
 import { createCircuitBreaker } from '../upstream/circuit-breaker';
 import { createLinkRewriter } from '../upstream/upstream-links';
-import { proxyToUpstream } from './proxy';
+import { proxyToUpstream, type ProxyOptions } from './proxy';
 
 /** A test double of the metrics collaborator: records what the proxy reports. */
 function recordingMetrics() {
@@ -199,6 +199,19 @@ function statusOf(url: string): Promise<number> {
   });
 }
 
+/** The proxy under /v1 with one upstream connection, a queue of one and a 300 ms timeout; its breaker never opens in these tests. */
+function oneConnectionProxy(upstreamUrl: string, options: Pick<ProxyOptions, 'metrics' | 'onError'> & Partial<ProxyOptions>) {
+  return proxyToUpstream({
+    upstreamUrl,
+    timeoutMs: 300,
+    maxSockets: 1,
+    maxQueue: 1,
+    links: createLinkRewriter({ upstreamUrl, publicUrl: 'http://gateway.test', prefix: '/v1' }),
+    breaker: createCircuitBreaker({ environment: 'production', failureThreshold: 100, openMs: 3000, logger: pino({ level: 'silent' }) }),
+    ...options,
+  });
+}
+
 /**
  * The proxy alone, with one upstream connection and a queue of one, in front of an upstream that
  * never answers, that answers and then streams its body forever (holding the connection), or
@@ -212,19 +225,9 @@ async function setUpBusy(upstreamBehaviour: 'silent' | 'endless_body' | 'stalled
     if (upstreamBehaviour === 'stalled_small_body') res.writeHead(200, { 'content-type': 'application/json', 'content-length': 10 }).write('[');
   });
   const recorded = recordingMetrics();
-  const breaker = createCircuitBreaker({ environment: 'production', failureThreshold: 100, openMs: 3000, logger: pino({ level: 'silent' }) });
   const { lines, logger } = captureLogs<{ level: number; code?: string }>('info');
   const onError = pipelineErrorHandler(logger);
-  const proxy = proxyToUpstream({
-    upstreamUrl: upstream.url,
-    timeoutMs: 300,
-    maxSockets: 1,
-    maxQueue: 1,
-    links: createLinkRewriter({ upstreamUrl: upstream.url, publicUrl: 'http://gateway.test', prefix: '/v1' }),
-    breaker,
-    metrics: recorded.metrics,
-    onError,
-  });
+  const proxy = oneConnectionProxy(upstream.url, { metrics: recorded.metrics, onError });
   const server = await servePipeline({ prefix: '/v1', environment: 'production', run: composePipeline([proxy.step], onError) });
   return {
     upstream,
@@ -321,13 +324,7 @@ describe("proxy step: a turn's calls and small answers go out at its end", () =>
     const sent: number[] = [];
     const onError = pipelineErrorHandler(pino({ level: 'silent' }));
     const writer = createTurnEndWriter((err, res) => onError(err, res.req as GatewayRequest, res));
-    const proxy = proxyToUpstream({
-      upstreamUrl: upstream.url,
-      timeoutMs: 300,
-      maxSockets: 1,
-      maxQueue: 1,
-      links: createLinkRewriter({ upstreamUrl: upstream.url, publicUrl: 'http://gateway.test', prefix: '/v1' }),
-      breaker: createCircuitBreaker({ environment: 'production', failureThreshold: 5, openMs: 1000, logger: pino({ level: 'silent' }) }),
+    const proxy = oneConnectionProxy(upstream.url, {
       metrics: recordingMetrics().metrics,
       onError,
       beforeWrites: (task) => handOffs.push(task),

@@ -98,10 +98,11 @@ export function proxyToUpstream({
   const maxInFlight = maxSockets + maxQueue;
   let inFlight = 0;
 
-  /** Reports the call's outcome once to the breaker and the metrics. */
+  /** Reports the call's outcome once to the breaker and the metrics; a call with an outcome has no timeout left to run. */
   const report = (call: UpstreamCall, outcome: UpstreamOutcome, verdict: 'succeeded' | 'failed') => {
     if (call.reported) return;
     call.reported = true;
+    clearTimeout(call.timer);
     call.permit[verdict]();
     metrics.upstreamFinished(call.req.ctx.environment, outcome, Number(process.hrtime.bigint() - call.startedAt) / 1e9);
   };
@@ -127,14 +128,12 @@ export function proxyToUpstream({
   const responded = (call: UpstreamCall, proxyRes: IncomingMessage) => {
     const { req, res } = call;
     if (call.reported) {
-      clearTimeout(call.timer);
       proxyRes.resume();
       return;
     }
     const status = proxyRes.statusCode ?? 502;
     if (status < 200 || status > 599) {
       // Node parses any three digits, but writeHead would throw on them: a broken upstream, not a crash.
-      clearTimeout(call.timer);
       proxyRes.resume();
       report(call, 'refused', 'failed');
       onError(new ApiError('bad_gateway', `The upstream answered with status ${status}, which HTTP does not define.`), req, res);
@@ -144,7 +143,6 @@ export function proxyToUpstream({
     const verdict = UPSTREAM_DOWN_STATUSES.has(status) ? 'failed' : 'succeeded';
     if (status === 401 && upstreamToken !== undefined) {
       // The client's key was good; the upstream's 401 is about our credential, which the client cannot mend.
-      clearTimeout(call.timer);
       proxyRes.resume();
       report(call, outcome, verdict);
       onError(new ApiError('bad_gateway', "The upstream refused the gateway's credential."), req, res);
@@ -155,7 +153,6 @@ export function proxyToUpstream({
     // Clients are promised an Error body with every error; an upstream that sends anything else is at fault.
     const errorToCheck = status >= 400 && req.method !== 'HEAD';
     if (!hook && !errorToCheck && !(Number(proxyRes.headers['content-length']) <= SMALL_ANSWER_BYTES)) {
-      clearTimeout(call.timer);
       report(call, outcome, verdict);
       req.ctx.headers.writeHeadWith(res, status, headers);
       proxyRes.pipe(res);
@@ -165,9 +162,8 @@ export function proxyToUpstream({
     // Nothing has been written yet: the timeout runs on until the body is whole, and can still be a 504.
     readBody(proxyRes, (err, body) => {
       if (call.reported) return; // timed out, or failed: answered already
-      clearTimeout(call.timer);
       if (err !== undefined) {
-        if (res.destroyed) return; // its client left and cut the call (clientClosed): nobody to answer
+        if (res.destroyed) return; // its client left and cut the call, its timer cleared (clientClosed): nobody to answer
         report(call, 'refused', 'failed');
         return onError(new ApiError('bad_gateway', 'The upstream response was cut off.', { cause: err }), req, res);
       }

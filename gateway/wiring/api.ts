@@ -61,7 +61,7 @@ export interface ApiPipelineOptions {
   metrics: GatewayMetrics;
   /** Where each finished request with a key is recorded for its owner. */
   requestLog?: Pick<RequestLogWriter, 'record'>;
-  /** The process's end of turn: upstream calls go out before it writes the turn's responses (turn-end.ts). */
+  /** The process's end of turn: the turn's Redis reads and upstream calls are handed over, then its responses written (turn-end.ts). */
   turnEnd: TurnEnd;
 }
 
