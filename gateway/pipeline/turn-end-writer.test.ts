@@ -46,7 +46,7 @@ describe('turn-end writer', () => {
   test('responses sent in one turn all go out; one whose headers are invalid goes to onError and does not hold up the others', async () => {
     const waiting: ServerResponse[] = [];
     const failed: Array<{ err: unknown; res: ServerResponse }> = [];
-    const send = createTurnEndWriter((err, res) => {
+    const send = createTurnEndWriter((err, _req, res) => {
       failed.push({ err, res });
       res.writeHead(500).end('failed');
     });

@@ -28,7 +28,7 @@ async function setUp(document: OpenApiDocument = loadOpenApiDocument()) {
   const upstream = await startRecordingUpstream((req, res) => res.writeHead(req.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' }).end(PETS));
   const logger = pino({ level: 'silent' });
   const onError = (err: unknown, _req: GatewayRequest, res: ServerResponse) => void renderError(res, err);
-  const cache = listCache({ cache: createMemoryListCache({ ttlSeconds: 60 }), logger, metrics: noMetrics, send: createTurnEndWriter((err, res) => void renderError(res, err)) });
+  const cache = listCache({ cache: createMemoryListCache({ ttlSeconds: 60 }), logger, metrics: noMetrics, send: createTurnEndWriter(onError) });
   const proxy = proxyToUpstream({
     upstreamUrl: upstream.url,
     timeoutMs: 5000,

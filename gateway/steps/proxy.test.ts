@@ -323,7 +323,7 @@ describe("proxy step: a turn's calls and small answers go out at its end", () =>
     /** The body lengths of the answers handed to the turn-end writer. */
     const sent: number[] = [];
     const onError = pipelineErrorHandler(pino({ level: 'silent' }));
-    const writer = createTurnEndWriter((err, res) => onError(err, res.req as GatewayRequest, res));
+    const writer = createTurnEndWriter(onError);
     const proxy = oneConnectionProxy(upstream.url, {
       metrics: recordingMetrics().metrics,
       onError,

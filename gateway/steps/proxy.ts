@@ -89,7 +89,7 @@ export function proxyToUpstream({
   metrics,
   onError,
   beforeWrites = setImmediate,
-  send = createTurnEndWriter((err, res) => onError(err, res.req as GatewayRequest, res)),
+  send = createTurnEndWriter(onError),
 }: ProxyOptions): { step: Step; close(): void } {
   const target = new URL(upstreamUrl);
   const agentOptions = { keepAlive: true, maxSockets, maxFreeSockets: Math.min(64, maxSockets), timeout: 30_000, scheduling: 'lifo' as const };

@@ -3,7 +3,7 @@ import type { Logger } from '../../lib/logger';
 import { MAX_BODY_BYTES } from '../../lib/read-json-body';
 import type { EnvironmentPrefixes } from '../../openapi/environments';
 import type { OperationTable } from '../../openapi/operations';
-import { composePipeline, type Environment, type GatewayRequest } from '../pipeline/pipeline';
+import { composePipeline, type Environment } from '../pipeline/pipeline';
 import type { ListCache } from '../cache/list-cache';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { RequestLogWriter } from '../request-log/request-log-writer';
@@ -74,7 +74,7 @@ export interface ApiPipelineOptions {
 export function createApiPipeline(o: ApiPipelineOptions) {
   const onError = pipelineErrorHandler(o.logger);
   const prefix = o.prefixes[o.environment];
-  const send = createTurnEndWriter((err, res) => onError(err, res.req as GatewayRequest, res), o.turnEnd.writes);
+  const send = createTurnEndWriter(onError, o.turnEnd.writes);
   const proxy = proxyToUpstream({
     upstreamUrl: o.upstreamUrl,
     upstreamToken: o.upstreamToken,
