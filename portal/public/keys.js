@@ -182,6 +182,10 @@
     ]);
   }
 
+  // The panels that follow the list (key-requests.js) are deferred scripts after this one: all of
+  // them have run by DOMContentLoaded, and a list fetched sooner must not be announced before.
+  const laterScriptsRun = new Promise((resolve) => document.addEventListener('DOMContentLoaded', resolve, { once: true }));
+
   function render() {
     tbody.replaceChildren(...keys.flatMap(rows));
     table.hidden = keys.length === 0;
@@ -191,7 +195,8 @@
         ? 'No keys yet. Create your first key above.'
         : keys.length + (keys.length === 1 ? ' key, ' : ' keys, ') + active + ' active.';
     // Other panels of the page (key-requests.js) follow the list.
-    document.dispatchEvent(new window.CustomEvent('asg:keys-listed', { detail: keys }));
+    const listed = keys;
+    laterScriptsRun.then(() => document.dispatchEvent(new window.CustomEvent('asg:keys-listed', { detail: listed })));
   }
 
   async function loadKeys() {

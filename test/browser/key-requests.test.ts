@@ -109,6 +109,25 @@ describe('keys page request log (real Chromium)', () => {
     });
   }
 
+  test("when the panel's script arrives after the keys are listed, then the Requests button still lists that key's calls", async () => {
+    const context = await signedInContext(browser, gw.url, dev.cookie, DESKTOP);
+    const page = await context.newPage();
+    try {
+      // A slow network: keys.js has fetched and listed the keys before key-requests.js has even run.
+      await page.route(/\/key-requests\.js/, async (route) => {
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        await route.continue();
+      });
+      await page.goto('/portal/keys');
+      await page.waitForLoadState('domcontentloaded');
+      await page.getByRole('button', { name: 'Requests of key logged client' }).click();
+      await status(page).filter({ hasText: 'Showing 50' }).waitFor();
+      await expect(page.getByRole('combobox', { name: 'Key' }).inputValue()).resolves.toBe(key.id);
+    } finally {
+      await context.close();
+    }
+  });
+
   test('when an outcome is chosen, then only those requests are listed, and the status line says so', async () => {
     const { context, page } = await openKeysPage(DESKTOP);
     try {
