@@ -49,6 +49,8 @@ describe('keys page at the key cap (real Chromium)', () => {
 
     await page.getByLabel('Name', { exact: true }).fill('third');
     await page.getByRole('button', { name: 'Create key' }).click();
+    // The secret's field is on the page, hidden and empty, from the start: it shows once the key is created.
+    await page.getByLabel(/^API key/).waitFor();
     await expect(page.getByLabel(/^API key/).inputValue()).resolves.toMatch(/^asg_prod_/);
     expect(await refusal.isHidden()).toBe(true);
     // The 409 is the answer the test asked for: Chromium logs it as a failed load, nothing else may appear.
