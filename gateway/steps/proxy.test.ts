@@ -466,6 +466,45 @@ describe('proxy step: what the client gets back', () => {
       await upstream.close();
     }
   });
+  test('when an answer a step must see whole is larger than 8 MB, then 502 bad_gateway and the step never sees it', async () => {
+    // 9 MB in 1 MB chunks, its length not named: only the count of bytes read can stop it.
+    const upstream = await startRecordingUpstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(1024 * 1024, 0x20);
+      for (let i = 0; i < 9; i++) res.write(chunk);
+      res.end();
+    });
+    const recorded = recordingMetrics();
+    const onError = (err: unknown, _req: GatewayRequest, res: import('node:http').ServerResponse) => void renderError(res, err);
+    const proxy = proxyToUpstream({
+      upstreamUrl: upstream.url,
+      timeoutMs: 5000,
+      links: createLinkRewriter({ upstreamUrl: upstream.url, publicUrl: 'http://gateway.test', prefix: '/v1' }),
+      breaker: createCircuitBreaker({ environment: 'production', failureThreshold: 5, openMs: 1000, logger: pino({ level: 'silent' }) }),
+      metrics: recorded.metrics,
+      onError,
+    });
+    let seen = 0;
+    // As a list-cache fill does: the step is handed the whole answer before the client gets it.
+    const wantsWholeAnswer: Step = (req, _res, next) => {
+      req.ctx.onUpstreamResponse = async () => {
+        seen++;
+      };
+      next();
+    };
+    const server = await servePipeline({ prefix: '/v1', environment: 'production', run: composePipeline([wantsWholeAnswer, proxy.step], onError) });
+    try {
+      const res = await fetch(server.url('/pets'));
+      expect(res.status).toBe(502);
+      expect(await res.json()).toEqual({ code: 'bad_gateway', message: 'The upstream response was cut off.', status: 502 });
+      expect(seen).toBe(0);
+      expect(recorded.outcomes()).toEqual(['refused']);
+    } finally {
+      proxy.close();
+      await server.close();
+      await upstream.close();
+    }
+  });
 });
 
 describe('proxy step: an upstream that breaks HTTP', () => {
