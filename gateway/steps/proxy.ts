@@ -104,7 +104,7 @@ export function proxyToUpstream({
     call.reported = true;
     clearTimeout(call.timer);
     call.permit[verdict]();
-    metrics.upstreamFinished(call.req.ctx.environment, outcome, Number(process.hrtime.bigint() - call.startedAt) / 1e9);
+    metrics.upstreamFinished(call.req.ctx.environment, outcome, (performance.now() - call.startedAt) / 1e3);
   };
 
   const timedOut = (call: UpstreamCall) => {
@@ -260,7 +260,7 @@ export function proxyToUpstream({
       const admission = breaker.admit();
       if (!admission.admitted) return shed(req, res, 'circuit_open', 'unavailable', admission.retryAfterSeconds);
       const { ctx } = req;
-      const call: UpstreamCall = { req, res, permit: admission.permit, startedAt: process.hrtime.bigint(), upstream: undefined, timer: undefined, reported: false };
+      const call: UpstreamCall = { req, res, permit: admission.permit, startedAt: performance.now(), upstream: undefined, timer: undefined, reported: false };
       ctx.upstreamCall = call;
       // Decided before anything is written: http-proxy copies these into the upstream request.
       req.headers = upstreamHeaders(req, ctx, ctx.body) as IncomingHttpHeaders;
@@ -362,5 +362,6 @@ function readBody(stream: IncomingMessage, done: (err: Error | undefined, body: 
   });
   stream.once('end', () => settle(undefined, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size)));
   stream.once('error', (err) => settle(err, NO_BODY));
+  // Heard at once, as the body is destroyed: its error comes a tick later, after the upstream request's own.
   stream.once('aborted', () => settle(new Error('upstream response aborted'), NO_BODY));
 }

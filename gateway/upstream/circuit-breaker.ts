@@ -35,6 +35,36 @@ export interface CircuitBreakerOptions {
  * its failure opens it again. A dead upstream then costs one call per `openMs` instead of
  * one connection attempt (or one timeout) per client request.
  */
+type Outcome = 'success' | 'failure' | 'abandoned';
+
+/** A class, not three closures: a permit is made for every upstream call. */
+class Permit implements CircuitPermit {
+  private settled = false;
+
+  constructor(
+    private readonly settle: (admittedIn: number, outcome: Outcome) => void,
+    private readonly admittedIn: number,
+  ) {}
+
+  succeeded(): void {
+    this.end('success');
+  }
+
+  failed(): void {
+    this.end('failure');
+  }
+
+  abandoned(): void {
+    this.end('abandoned');
+  }
+
+  private end(outcome: Outcome): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.settle(this.admittedIn, outcome);
+  }
+}
+
 export function createCircuitBreaker(o: CircuitBreakerOptions): CircuitBreaker {
   const now = o.now ?? Date.now;
   let state: CircuitState = 'closed';
@@ -71,7 +101,7 @@ export function createCircuitBreaker(o: CircuitBreakerOptions): CircuitBreaker {
     o.logger.info({ environment: o.environment, downMs: now() - outageStartedAt }, `upstream circuit closed for ${o.environment}; the upstream answers again`);
   };
 
-  const settle = (admittedIn: number, outcome: 'success' | 'failure' | 'abandoned') => {
+  const settle = (admittedIn: number, outcome: Outcome) => {
     if (admittedIn !== epoch) return;
     if (state === 'closed') {
       if (outcome === 'success') failures = 0;
@@ -82,16 +112,6 @@ export function createCircuitBreaker(o: CircuitBreakerOptions): CircuitBreaker {
     probeInFlight = false;
     if (outcome === 'success') close();
     else if (outcome === 'failure') open();
-  };
-
-  const permit = (admittedIn: number): CircuitPermit => {
-    let settled = false;
-    const once = (outcome: 'success' | 'failure' | 'abandoned') => () => {
-      if (settled) return;
-      settled = true;
-      settle(admittedIn, outcome);
-    };
-    return { succeeded: once('success'), failed: once('failure'), abandoned: once('abandoned') };
   };
 
   const refuse = (waitMs: number): CircuitAdmission => ({ admitted: false, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) });
@@ -112,7 +132,7 @@ export function createCircuitBreaker(o: CircuitBreakerOptions): CircuitBreaker {
         if (probeInFlight) return refuse(0);
         probeInFlight = true;
       }
-      return { admitted: true, permit: permit(epoch) };
+      return { admitted: true, permit: new Permit(settle, epoch) };
     },
   };
 }

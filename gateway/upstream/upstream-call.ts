@@ -10,7 +10,8 @@ export interface UpstreamCall {
   readonly req: GatewayRequest;
   readonly res: ServerResponse;
   readonly permit: CircuitPermit;
-  readonly startedAt: bigint;
+  /** `performance.now()` at the hand-off: a number, where a BigInt clock allocated twice per call. */
+  readonly startedAt: number;
   /** Set when http-proxy creates the upstream request, a moment after the hand-off. */
   upstream: ClientRequest | undefined;
   timer: NodeJS.Timeout | undefined;

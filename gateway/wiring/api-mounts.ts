@@ -30,7 +30,7 @@ export interface ApiMountsDeps {
 
 /** Both environments' API pipelines, sharing one list cache, the accounts' monthly quotas and one turn end. */
 export function createApiMounts(w: Wiring, { stores, identity, operations, prefixes, metrics, publicUrl, ownUrl, requestLog }: ApiMountsDeps) {
-  const { config, logger, now, defer } = w;
+  const { config, logger, defer } = w;
   // Browser pages from PUBLIC_URL or from the gateway's own address may call the API (CORS).
   const corsOrigins = [...new Set([publicUrl, ownUrl].map(originOf).filter((o): o is string => o !== null))];
   // One turn end for the process: the turn's cache reads leave before its responses are written.
@@ -67,7 +67,7 @@ export function createApiMounts(w: Wiring, { stores, identity, operations, prefi
       cache,
       corsOrigins,
       logger,
-      now,
+      clockMs: identity.clockMs,
       metrics,
       requestLog: requestLog.writer,
       turnEnd,

@@ -57,7 +57,8 @@ export interface ApiPipelineOptions {
   /** Origins whose pages may call the API from a browser (CORS): PUBLIC_URL's and the gateway's own. */
   corsOrigins: readonly string[];
   logger: Logger;
-  now: () => Date;
+  /** Epoch ms, the gateway's clock, read per request: Date.now unless a test injects a clock (no Date per read). */
+  clockMs: () => number;
   metrics: GatewayMetrics;
   /** Where each finished request with a key is recorded for its owner. */
   requestLog?: Pick<RequestLogWriter, 'record'>;
@@ -91,7 +92,7 @@ export function createApiPipeline(o: ApiPipelineOptions) {
     beforeWrites: o.turnEnd.beforeWrites,
     send,
   });
-  const cache = o.cache ? listCache({ cache: o.cache, logger: o.logger, metrics: o.metrics, now: () => o.now().getTime(), send }) : undefined;
+  const cache = o.cache ? listCache({ cache: o.cache, logger: o.logger, metrics: o.metrics, now: o.clockMs, send }) : undefined;
   const run = composePipeline(
     [
       logRequest(o.logger, o.metrics, o.dailyUsage, o.requestLog),
@@ -101,7 +102,7 @@ export function createApiPipeline(o: ApiPipelineOptions) {
       authenticate({ keys: o.keys, anonymousLimiter: o.anonymousLimiter, clientKey: o.clientKey, metrics: o.metrics, usage: o.usage, prefixes: o.prefixes }),
       ...(cache ? [cache.prefetch] : []),
       rateLimitPerAccount({ ...o.accountLimits, metrics: o.metrics }),
-      refuseUnknownRoute({ now: () => o.now().getTime() }),
+      refuseUnknownRoute({ now: o.clockMs }),
       validateRequest({ maxBodyBytes: MAX_BODY_BYTES }),
       ...(cache ? [cache.serve] : []),
       proxy.step,
