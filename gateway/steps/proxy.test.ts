@@ -1,4 +1,4 @@
-import { request } from 'node:http';
+import { request, type ServerResponse } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import pino from 'pino';
 import { renderError } from '../../lib/render-error';
@@ -27,6 +27,29 @@ function recordingMetrics() {
     refusedEarly() {},
   };
   return { metrics, upstream, outcomes: () => upstream.map((u) => u.outcome) };
+}
+
+/** The proxy step alone (after `before`) on a real server in front of `upstreamUrl`, rendering Error bodies without a log line. */
+async function proxyAlone(upstreamUrl: string, o: { timeoutMs?: number; before?: Step[] } = {}) {
+  const recorded = recordingMetrics();
+  const onError = (err: unknown, _req: GatewayRequest, res: ServerResponse) => void renderError(res, err);
+  const proxy = proxyToUpstream({
+    upstreamUrl,
+    timeoutMs: o.timeoutMs ?? 1000,
+    links: createLinkRewriter({ upstreamUrl, publicUrl: 'http://gateway.test', prefix: '/v1' }),
+    breaker: createCircuitBreaker({ environment: 'production', failureThreshold: 5, openMs: 1000, logger: pino({ level: 'silent' }) }),
+    metrics: recorded.metrics,
+    onError,
+  });
+  const server = await servePipeline({ prefix: '/v1', environment: 'production', run: composePipeline([...(o.before ?? []), proxy.step], onError) });
+  return {
+    url: (path: string) => server.url(path),
+    outcomes: recorded.outcomes,
+    close: async () => {
+      proxy.close();
+      await server.close();
+    },
+  };
 }
 
 type Behaviour = 'ok' | 'not_found' | 'unavailable' | 'hang' | 'limits';
@@ -440,18 +463,9 @@ describe('proxy step: what the client gets back', () => {
         })
         .end('[]'),
     );
-    const onError = (err: unknown, _req: GatewayRequest, res: import('node:http').ServerResponse) => void renderError(res, err);
-    const proxy = proxyToUpstream({
-      upstreamUrl: upstream.url,
-      timeoutMs: 1000,
-      links: createLinkRewriter({ upstreamUrl: upstream.url, publicUrl: 'http://gateway.test', prefix: '/v1' }),
-      breaker: createCircuitBreaker({ environment: 'production', failureThreshold: 5, openMs: 1000, logger: pino({ level: 'silent' }) }),
-      metrics: recordingMetrics().metrics,
-      onError,
-    });
-    const server = await servePipeline({ prefix: '/v1', environment: 'production', run: composePipeline([proxy.step], onError) });
+    const proxy = await proxyAlone(upstream.url);
     try {
-      const res = await fetch(server.url('/pets'));
+      const res = await fetch(proxy.url('/pets'));
       expect(res.status).toBe(200);
       expect(await res.text()).toBe('[]');
       const names = [...res.headers.keys()];
@@ -461,8 +475,7 @@ describe('proxy step: what the client gets back', () => {
       expect(res.headers.get('etag')).toBe('"v1"');
       expect(res.headers.get('content-type')).toBe('application/json');
     } finally {
-      proxy.close();
-      await server.close();
+      await proxy.close();
       await upstream.close();
     }
   });
@@ -474,16 +487,6 @@ describe('proxy step: what the client gets back', () => {
       for (let i = 0; i < 9; i++) res.write(chunk);
       res.end();
     });
-    const recorded = recordingMetrics();
-    const onError = (err: unknown, _req: GatewayRequest, res: import('node:http').ServerResponse) => void renderError(res, err);
-    const proxy = proxyToUpstream({
-      upstreamUrl: upstream.url,
-      timeoutMs: 5000,
-      links: createLinkRewriter({ upstreamUrl: upstream.url, publicUrl: 'http://gateway.test', prefix: '/v1' }),
-      breaker: createCircuitBreaker({ environment: 'production', failureThreshold: 5, openMs: 1000, logger: pino({ level: 'silent' }) }),
-      metrics: recorded.metrics,
-      onError,
-    });
     let seen = 0;
     // As a list-cache fill does: the step is handed the whole answer before the client gets it.
     const wantsWholeAnswer: Step = (req, _res, next) => {
@@ -492,16 +495,15 @@ describe('proxy step: what the client gets back', () => {
       };
       next();
     };
-    const server = await servePipeline({ prefix: '/v1', environment: 'production', run: composePipeline([wantsWholeAnswer, proxy.step], onError) });
+    const proxy = await proxyAlone(upstream.url, { timeoutMs: 5000, before: [wantsWholeAnswer] });
     try {
-      const res = await fetch(server.url('/pets'));
+      const res = await fetch(proxy.url('/pets'));
       expect(res.status).toBe(502);
       expect(await res.json()).toEqual({ code: 'bad_gateway', message: 'The upstream response was cut off.', status: 502 });
       expect(seen).toBe(0);
-      expect(recorded.outcomes()).toEqual(['refused']);
+      expect(proxy.outcomes()).toEqual(['refused']);
     } finally {
-      proxy.close();
-      await server.close();
+      await proxy.close();
       await upstream.close();
     }
   });
@@ -527,23 +529,12 @@ describe('proxy step: an upstream that breaks HTTP', () => {
 
   async function through(response: string, path: string) {
     const upstream = await rawUpstream(response);
-    const recorded = recordingMetrics();
-    const onError = (err: unknown, _req: GatewayRequest, res: import('node:http').ServerResponse) => void renderError(res, err);
-    const proxy = proxyToUpstream({
-      upstreamUrl: upstream.url,
-      timeoutMs: 1000,
-      links: createLinkRewriter({ upstreamUrl: upstream.url, publicUrl: 'http://gateway.test', prefix: '/v1' }),
-      breaker: createCircuitBreaker({ environment: 'production', failureThreshold: 5, openMs: 1000, logger: pino({ level: 'silent' }) }),
-      metrics: recorded.metrics,
-      onError,
-    });
-    const server = await servePipeline({ prefix: '/v1', environment: 'production', run: composePipeline([proxy.step], onError) });
+    const proxy = await proxyAlone(upstream.url);
     try {
-      const res = await fetch(server.url(path));
-      return { status: res.status, location: res.headers.get('location'), body: await res.text(), outcomes: recorded.outcomes() };
+      const res = await fetch(proxy.url(path));
+      return { status: res.status, location: res.headers.get('location'), body: await res.text(), outcomes: proxy.outcomes() };
     } finally {
-      proxy.close();
-      await server.close();
+      await proxy.close();
       await upstream.close();
     }
   }
