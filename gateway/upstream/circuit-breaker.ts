@@ -29,12 +29,6 @@ export interface CircuitBreakerOptions {
   now?: () => number;
 }
 
-/**
- * Closed → open after `failureThreshold` consecutive failures; open refuses every call for
- * `openMs`; then half-open lets exactly one probe through: its success closes the circuit,
- * its failure opens it again. A dead upstream then costs one call per `openMs` instead of
- * one connection attempt (or one timeout) per client request.
- */
 type Outcome = 'success' | 'failure' | 'abandoned';
 
 /** A class, not three closures: a permit is made for every upstream call. */
@@ -65,6 +59,12 @@ class Permit implements CircuitPermit {
   }
 }
 
+/**
+ * Closed → open after `failureThreshold` consecutive failures; open refuses every call for
+ * `openMs`; then half-open lets exactly one probe through: its success closes the circuit,
+ * its failure opens it again. A dead upstream then costs one call per `openMs` instead of
+ * one connection attempt (or one timeout) per client request.
+ */
 export function createCircuitBreaker(o: CircuitBreakerOptions): CircuitBreaker {
   const now = o.now ?? Date.now;
   let state: CircuitState = 'closed';
