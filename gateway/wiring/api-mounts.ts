@@ -59,7 +59,6 @@ export function createApiMounts(w: Wiring, { stores, identity, operations, prefi
         minute: identity.limiters.minute[environment],
         month: identity.limiters.month,
         usage: identity.accountUsage,
-        clock: identity.clockMs,
       },
       anonymousLimiter: identity.limiters.anonymous,
       clientIp: clientIpOf,

@@ -46,7 +46,7 @@ export interface ApiPipelineOptions {
   /** Counts each finished response of a key by UTC day and outcome (the portal's usage chart). */
   dailyUsage: OutcomeRecorder;
   /** The account's plan: its per-minute budget in this environment and its monthly quota (metrics are this pipeline's). */
-  accountLimits: Omit<AccountLimitsOptions, 'metrics'>;
+  accountLimits: Omit<AccountLimitsOptions, 'metrics' | 'clock'>;
   /** Per client IP, for requests without a valid key. */
   anonymousLimiter: RateLimiter;
   clientIp: (req: IncomingMessage) => string;
@@ -57,7 +57,7 @@ export interface ApiPipelineOptions {
   /** Origins whose pages may call the API from a browser (CORS): PUBLIC_URL's and the gateway's own. */
   corsOrigins: readonly string[];
   logger: Logger;
-  /** Epoch ms, the gateway's clock, read per request: Date.now unless a test injects a clock (no Date per read). */
+  /** Epoch ms, the gateway's clock for the cache, the sunset and the quota: Date.now unless a test injects a clock (no Date per read). */
   clockMs: () => number;
   metrics: GatewayMetrics;
   /** Where each finished request with a key is recorded for its owner. */
@@ -101,7 +101,7 @@ export function createApiPipeline(o: ApiPipelineOptions) {
       deprecationHeaders({ noticeUrl: `${o.publicUrl}/portal/deprecations` }),
       authenticate({ keys: o.keys, anonymousLimiter: o.anonymousLimiter, clientKey: o.clientKey, metrics: o.metrics, usage: o.usage, prefixes: o.prefixes }),
       ...(cache ? [cache.prefetch] : []),
-      rateLimitPerAccount({ ...o.accountLimits, metrics: o.metrics }),
+      rateLimitPerAccount({ ...o.accountLimits, clock: o.clockMs, metrics: o.metrics }),
       refuseUnknownRoute({ now: o.clockMs }),
       validateRequest({ maxBodyBytes: MAX_BODY_BYTES }),
       ...(cache ? [cache.serve] : []),
