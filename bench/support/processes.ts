@@ -16,13 +16,16 @@ export function buildOnce(): void {
 /**
  * The Node flags `npm start` and the Docker image run the gateway with (test/node-flags.test.ts
  * keeps the three in step). A 32 MB young generation instead of V8's 16 MB halves the number of
- * scavenges; on the cache-hit path that measured about 20 % more requests per second. Without
+ * scavenges; on the cache-hit path that measured about 20 % more requests per second. Its minimum
+ * is the same 32 MB: otherwise V8's memory reducer shrinks an idle gateway's young generation to
+ * 1 MB, and the next burst runs its first seconds with three times the scavenges while it grows
+ * back (hits cost 4–5 % more CPU in the bench, where each gateway idles between its runs). Without
  * allocation-site pretenuring, no run fell into the mode (one run in four with it) where every
  * scavenge promoted 0.8–5.7 MB and took 4–19 ms. A scavenge's ~165 KB of survivors is copied
  * faster by the main thread alone than split among helpers competing for a 2-core machine
  * (mean pause 0.7 against 1.2 ms). Figures in docs/benchmarks.md.
  */
-export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=32', '--no-allocation-site-pretenuring', '--no-parallel-scavenge'];
+export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=32', '--min-semi-space-size=32', '--no-allocation-site-pretenuring', '--no-parallel-scavenge'];
 
 /**
  * With two cores or more, the servers run on core 0 and the load generator on core 1
