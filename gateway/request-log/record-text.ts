@@ -48,14 +48,15 @@ export class RecordText {
 
   /**
    * Writes the strings of records 0 to count - 1 that were kept as bytes (those whose request id
-   * slot is empty) into the columns, and empties the text for the next records.
+   * slot is empty) into the columns, only those marked in `kept` when it is given, and empties
+   * the text for the next records.
    */
-  restore({ requestIds, apiPaths, searches }: RecordColumns, count: number): void {
+  restore({ requestIds, apiPaths, searches }: RecordColumns, count: number, kept?: Uint8Array): void {
     const { bytes, ends } = this;
     let start = 0;
     for (let i = 0; i < count; i++) {
       const end = ends[3 * i + 2]!;
-      if (requestIds[i] === undefined) {
+      if (requestIds[i] === undefined && (kept === undefined || kept[i] === 1)) {
         const idEnd = ends[3 * i]!;
         const pathEnd = ends[3 * i + 1]!;
         requestIds[i] = bytes.toString('latin1', start, idEnd);

@@ -3,7 +3,7 @@ import { createOutageLog } from '../cache/outage-log';
 import { ResponseHeaders } from '../http/response-headers';
 import type { RequestContext } from '../pipeline/pipeline';
 import { createMemoryRequestLog } from './memory-request-log';
-import type { RecordBatch, RequestLogStore } from './request-log';
+import { MAX_RECORDS_PER_KEY, type RecordBatch, type RequestLogStore } from './request-log';
 import { createRequestLogWriter, type RequestLogWriterOptions } from './request-log-writer';
 
 const T0 = Date.parse('2026-11-20T12:00:00.000Z');
@@ -26,10 +26,11 @@ function finished(ms: number, fields: Partial<RequestContext> = {}): RequestCont
 
 /** A store that keeps each batch as plain copies, and answers each append with what `answer` says. */
 function recordingStore(answer: () => Promise<void> | void = () => {}) {
-  const batches: Array<Array<{ requestId: string; status: number; time: number }>> = [];
+  const batches: Array<Array<{ requestId: string; keyId: string; path: string; status: number; time: number }>> = [];
   const store: RequestLogStore = {
-    append({ requestIds, statuses, times, count }: RecordBatch) {
-      batches.push(Array.from({ length: count }, (_, i) => ({ requestId: requestIds[i]!, status: statuses[i]!, time: times[i]! })));
+    append({ requestIds, keyIds, apiPaths, searches, statuses, times, count }: RecordBatch) {
+      const copy = (i: number) => ({ requestId: requestIds[i]!, keyId: keyIds[i]!, path: apiPaths[i]! + searches[i]!, status: statuses[i]!, time: times[i]! });
+      batches.push(Array.from({ length: count }, (_, i) => copy(i)));
       return answer();
     },
     read: () => Promise.resolve({ requests: [] }),
@@ -101,6 +102,23 @@ describe('request log writer', () => {
     w.record(finished(1, { requestId: 'after' }), 'GET', 200, 1);
     await w.flush();
     expect(batches.map((b) => b.map((r) => r.requestId))).toEqual([['r0', 'r1', 'r2'], ['after']]);
+  });
+
+  test('when a key ends more requests in one interval than a store keeps of it, then only its last MAX_RECORDS_PER_KEY are written, in order, with the other keys\' records', async () => {
+    const { store, batches } = recordingStore();
+    const w = writer({ store, capacity: MAX_RECORDS_PER_KEY + 10 });
+    const flooding = MAX_RECORDS_PER_KEY + 5;
+    for (let i = 0; i < flooding; i++) {
+      w.record(finished(1, { requestId: `a${i}`, search: `?after=${i}` }), 'GET', 200 + (i % 2), 1);
+      if (i === 2 || i === flooding - 2) w.record(finished(1, { requestId: `b${i}`, keyId: 'key_b', apiPath: '/pets/1' }), 'GET', 404, 1);
+    }
+    await w.flush();
+    const written = batches[0]!;
+    const a = (i: number) => expect.objectContaining({ requestId: `a${i}`, keyId: 'key_a', path: `/pets?after=${i}`, status: 200 + (i % 2) });
+    const b = (i: number) => expect.objectContaining({ requestId: `b${i}`, keyId: 'key_b', path: '/pets/1', status: 404 });
+    const lastOfA = Array.from({ length: MAX_RECORDS_PER_KEY }, (_, n) => a(flooding - MAX_RECORDS_PER_KEY + n));
+    expect(written).toEqual([b(2), ...lastOfA.slice(0, -1), b(flooding - 2), lastOfA.at(-1)]);
+    expect(written.every((r) => T0 - r.time >= 0 && T0 - r.time < 50)).toBe(true);
   });
 
   test('when the store fails, then the batch is lost and counted, the outage is logged once, and writing resumes when the store is back', async () => {

@@ -1,6 +1,7 @@
 import type { RequestContext } from '../pipeline/pipeline';
+import { compactRecords, markLastPerKey } from './last-per-key';
 import { RecordText } from './record-text';
-import { newRecordColumns, type RequestLogStore } from './request-log';
+import { MAX_RECORDS_PER_KEY, newRecordColumns, type RequestLogStore } from './request-log';
 
 /**
  * A record is seen within a quarter of a second, and a flooded key costs a Redis store at most
@@ -53,21 +54,29 @@ export function createRequestLogWriter(o: RequestLogWriterOptions): RequestLogWr
   const columns = newRecordColumns(capacity);
   const { keyIds, methods, prefixes, apiPaths, searches, codes, caches, requestIds, statuses, latencyTenths, times } = columns;
   const text = new RecordText(capacity);
+  const kept = new Uint8Array(capacity);
   let count = 0;
   let writing: Promise<void> | undefined;
   const stats: RequestLogWriterStats = { droppedBufferFull: 0, droppedStoreFailed: 0 };
 
-  /** Hands the buffered records to the store, timed by the clock, and empties the buffer. */
+  /**
+   * Hands the buffered records to the store, timed by the clock, and empties the buffer. Only
+   * each key's last MAX_RECORDS_PER_KEY go, the most a store keeps: a key flooding one gateway
+   * at 60k requests a second fills the buffer 15 times over that, and turning the rest back into
+   * strings cost every request of it (docs/benchmarks.md).
+   */
   const take = (): { appended: Promise<void> | void; taken: number } => {
     const taken = count;
+    const dropped = markLastPerKey(keyIds, taken, MAX_RECORDS_PER_KEY, kept);
+    text.restore(columns, taken, dropped > 0 ? kept : undefined);
+    const sent = dropped > 0 ? compactRecords(columns, taken, kept) : taken;
     const nowMs = now().getTime();
     // A record ended (performance.now() - its end) ms before the clock's now.
     const shift = nowMs - performance.now();
-    for (let i = 0; i < taken; i++) times[i] = shift + times[i]!;
-    text.restore(columns, taken);
+    for (let i = 0; i < sent; i++) times[i] = shift + times[i]!;
     let appended: Promise<void> | void;
     try {
-      appended = store.append({ ...columns, count: taken }, nowMs);
+      appended = store.append({ ...columns, count: sent }, nowMs);
     } catch (err) {
       appended = Promise.reject(err);
     }
