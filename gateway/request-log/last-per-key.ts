@@ -1,24 +1,21 @@
 import type { RecordColumns } from './request-log';
 
 /**
- * Marks in `kept` (1 or 0) which of records 0 to count - 1 are among their key's last `perKey`,
- * and returns how many are not: a store keeps no more of one key's records from a batch.
+ * Marks in `kept` (1 or 0) which of records 0 to count - 1 are among their key's last `perKey`:
+ * a store keeps no more of one key's records from a batch.
  */
-export function markLastPerKey(keyIds: ReadonlyArray<string | undefined>, count: number, perKey: number, kept: Uint8Array): number {
+export function markLastPerKey(keyIds: ReadonlyArray<string | undefined>, count: number, perKey: number, kept: Uint8Array): void {
   if (count <= perKey) {
     kept.fill(1, 0, count);
-    return 0;
+    return;
   }
   const left = new Map<string | undefined, number>();
   for (let i = 0; i < count; i++) left.set(keyIds[i], (left.get(keyIds[i]) ?? 0) + 1);
-  let dropped = 0;
   for (let i = 0; i < count; i++) {
     const after = left.get(keyIds[i])! - 1; // the key's records after this one
     left.set(keyIds[i], after);
     kept[i] = after < perKey ? 1 : 0;
-    if (after >= perKey) dropped++;
   }
-  return dropped;
 }
 
 /** Moves the kept records of slots 0 to count - 1 to the front of every column, in order; returns how many. */

@@ -67,9 +67,9 @@ export function createRequestLogWriter(o: RequestLogWriterOptions): RequestLogWr
    */
   const take = (): { appended: Promise<void> | void; taken: number } => {
     const taken = count;
-    const dropped = markLastPerKey(keyIds, taken, MAX_RECORDS_PER_KEY, kept);
-    text.restore(columns, taken, dropped > 0 ? kept : undefined);
-    const sent = dropped > 0 ? compactRecords(columns, taken, kept) : taken;
+    markLastPerKey(keyIds, taken, MAX_RECORDS_PER_KEY, kept);
+    text.restore(columns, taken, kept);
+    const sent = compactRecords(columns, taken, kept);
     const nowMs = now().getTime();
     // A record ended (performance.now() - its end) ms before the clock's now.
     const shift = nowMs - performance.now();
