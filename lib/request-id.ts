@@ -1,11 +1,53 @@
-import { randomUUID } from 'node:crypto';
+import { randomFillSync, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 /** What an `X-Request-Id` the gateway echoes, logs and lets a request log be searched by may be. */
 export const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The client's `X-Request-Id` when it is safe to echo and log; a fresh UUID otherwise. */
-export function requestIdOf(req: IncomingMessage): string {
+/** The client's `X-Request-Id` when it is safe to echo and log; a fresh UUID (`fresh()`) otherwise. */
+export function requestIdOf(req: IncomingMessage, fresh: () => string = randomUUID): string {
   const given = req.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID_SHAPE.test(given) ? given : randomUUID();
+  return typeof given === 'string' && REQUEST_ID_SHAPE.test(given) ? given : fresh();
+}
+
+const UUID_LENGTH = 36;
+const HEX_DIGITS = Buffer.from('0123456789abcdef', 'latin1');
+const DASH = 0x2d;
+
+/**
+ * Random (version 4) UUIDs from the same CSPRNG as `crypto.randomUUID`, made `perBatch` at a time
+ * as one flat text that each id is a slice of. `randomUUID` joins an id from twenty strings: a
+ * 600-byte rope that the response's header check and the request log flatten again. Per id,
+ * with the header check: 342 ns for `randomUUID` against 120 ns here (bench figures in
+ * docs/benchmarks.md). A slice keeps its batch's text alive, 2.3 KB, for as long as it lives.
+ */
+export function createRequestIds(perBatch = 64): () => string {
+  const random = Buffer.alloc(16 * perBatch);
+  const ascii = Buffer.alloc(UUID_LENGTH * perBatch);
+  let text = '';
+  let next = perBatch;
+
+  const refill = () => {
+    randomFillSync(random);
+    let at = 0;
+    for (let id = 0; id < perBatch; id++) {
+      const bytes = id * 16;
+      random[bytes + 6] = (random[bytes + 6]! & 0x0f) | 0x40; // version 4
+      random[bytes + 8] = (random[bytes + 8]! & 0x3f) | 0x80; // RFC 9562 variant
+      for (let i = 0; i < 16; i++) {
+        if (i === 4 || i === 6 || i === 8 || i === 10) ascii[at++] = DASH;
+        const byte = random[bytes + i]!;
+        ascii[at++] = HEX_DIGITS[byte >> 4]!;
+        ascii[at++] = HEX_DIGITS[byte & 0x0f]!;
+      }
+    }
+    text = ascii.toString('latin1');
+    next = 0;
+  };
+
+  return function freshRequestId() {
+    if (next === perBatch) refill();
+    const start = next++ * UUID_LENGTH;
+    return text.slice(start, start + UUID_LENGTH);
+  };
 }

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Environment, GatewayRequest } from '../pipeline/pipeline';
-import { requestIdOf } from '../../lib/request-id';
+import { createRequestIds, requestIdOf } from '../../lib/request-id';
 import { ResponseHeaders } from './response-headers';
 import { refuseMalformedHead, type CountRefusal } from './malformed-requests';
 
@@ -37,6 +37,7 @@ export function createFrontHandler(
 ) {
   // Longest prefix first, so /staging/v1 is never mistaken for anything shorter.
   const ordered = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length).map((mount) => ({ mount, below: `${mount.prefix}/` }));
+  const freshRequestId = createRequestIds();
   return function frontHandler(req: IncomingMessage, res: ServerResponse): void {
     if (refuseMalformedHead(req, res, refusedEarly)) return;
     let url = req.url ?? '/';
@@ -48,7 +49,7 @@ export function createFrontHandler(
         const gw = req as GatewayRequest;
         // Every field from the start, in one order: each step then reads one object shape, not one per step.
         gw.ctx = {
-          requestId: requestIdOf(req),
+          requestId: requestIdOf(req, freshRequestId),
           environment: mount.environment,
           prefix: mount.prefix,
           apiPath: path.slice(mount.prefix.length) || '/',
