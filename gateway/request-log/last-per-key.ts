@@ -18,26 +18,17 @@ export function markLastPerKey(keyIds: ReadonlyArray<string | undefined>, count:
   }
 }
 
-/** Moves the kept records of slots 0 to count - 1 to the front of every column, in order; returns how many. */
+/**
+ * Moves the kept records of slots 0 to count - 1 to the front of every column, in order; returns
+ * how many. Over whatever columns a record has (request-log.ts), one column at a time.
+ */
 export function compactRecords(columns: RecordColumns, count: number, kept: Uint8Array): number {
-  const { keyIds, methods, prefixes, apiPaths, searches, codes, caches, requestIds, statuses, latencyTenths, times } = columns;
-  let to = 0;
-  for (let from = 0; from < count; from++) {
-    if (kept[from] === 0) continue;
-    if (to !== from) {
-      keyIds[to] = keyIds[from];
-      methods[to] = methods[from];
-      prefixes[to] = prefixes[from];
-      apiPaths[to] = apiPaths[from];
-      searches[to] = searches[from];
-      codes[to] = codes[from];
-      caches[to] = caches[from];
-      requestIds[to] = requestIds[from];
-      statuses[to] = statuses[from]!;
-      latencyTenths[to] = latencyTenths[from]!;
-      times[to] = times[from]!;
-    }
-    to++;
+  const firstDropped = kept.subarray(0, count).indexOf(0);
+  if (firstDropped === -1) return count;
+  const moved: number[] = [];
+  for (let from = firstDropped; from < count; from++) if (kept[from] === 1) moved.push(from);
+  for (const column of Object.values(columns) as Array<{ [slot: number]: unknown }>) {
+    for (let n = 0; n < moved.length; n++) column[firstDropped + n] = column[moved[n]!];
   }
-  return to;
+  return firstDropped + moved.length;
 }
