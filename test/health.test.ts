@@ -14,6 +14,22 @@ describe('health endpoints and non-API paths', () => {
     expect(await jsonOf(res)).toEqual({ status: 'ok' });
   });
 
+  test('when /healthz and /readyz are probed, then they answer outside Express: no page headers, no ETag, nothing cached', async () => {
+    for (const path of ['/healthz', '/readyz?from=lb']) {
+      const res = await fetch(gw.url + path);
+      await res.arrayBuffer();
+      const headers = Object.fromEntries([...res.headers].filter(([name]) => !['date', 'connection', 'keep-alive', 'content-length'].includes(name)));
+      expect([path, res.status, headers]).toEqual([path, 200, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' }]);
+    }
+  });
+
+  test('when /healthz is asked with another method, then 405 naming GET and HEAD', async () => {
+    const res = await fetch(`${gw.url}/healthz`, { method: 'DELETE' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect(await jsonOf(res)).toEqual({ code: 'method_not_allowed', message: 'DELETE is not allowed on /healthz.', status: 405 });
+  });
+
   test('when /readyz is called and the store answers, then 200 with each check', async () => {
     const res = await fetch(`${gw.url}/readyz`);
     expect(res.status).toBe(200);

@@ -178,7 +178,7 @@ describe('metrics on the main port (METRICS_TOKEN) and on their own listener (ME
     expect(await jsonOf(other)).toEqual({ code: 'not_found', message: 'Nothing at GET /v1/pets.', status: 404 });
     const post = await fetch(`${base}/metrics`, { method: 'POST' });
     expect(post.status).toBe(405);
-    expect(post.headers.get('allow')).toBe('GET, HEAD');
+    expect(post.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
     expect(await jsonOf(post)).toEqual({ code: 'method_not_allowed', message: 'POST is not allowed on /metrics.', status: 405 });
   });
 });

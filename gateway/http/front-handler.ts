@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Environment, GatewayRequest } from '../pipeline/pipeline';
 import { createRequestIds, requestIdOf } from '../../lib/request-id';
+import type { DirectRoutes } from './direct-routes';
 import { ResponseHeaders } from './response-headers';
 import { refuseMalformedHead, type CountRefusal } from './malformed-requests';
 
@@ -12,6 +13,7 @@ export interface ApiMount {
 }
 
 const SLASH = 0x2f;
+const NO_DIRECT_ROUTES: DirectRoutes = { find: () => undefined };
 const ABSOLUTE_FORM = /^https?:\/\/[^/?#]*/i;
 
 /**
@@ -25,15 +27,22 @@ function originForm(url: string): string {
   return rest.startsWith('/') ? rest : `/${rest}`;
 }
 
+export interface FrontHandlerOptions {
+  /** Paths answered without Express (health, metrics). */
+  direct?: DirectRoutes;
+  /** Counts the refusals made before routing. */
+  refusedEarly?: CountRefusal;
+}
+
 /**
  * The Node server's request handler. API traffic goes straight into its environment's compiled
- * pipeline — Express's router costs more per request than the rest of the gateway — and every
- * other path (portal, docs, health) goes to the Express app.
+ * pipeline — Express's router costs more per request than the rest of the gateway — the
+ * operator's paths to their direct routes, and every other path (portal, docs) to the Express app.
  */
 export function createFrontHandler(
   mounts: readonly ApiMount[],
   app: (req: IncomingMessage, res: ServerResponse) => void,
-  refusedEarly: CountRefusal = () => {},
+  { direct = NO_DIRECT_ROUTES, refusedEarly = () => {} }: FrontHandlerOptions = {},
 ) {
   // Longest prefix first, so /staging/v1 is never mistaken for anything shorter.
   const ordered = [...mounts].sort((a, b) => b.prefix.length - a.prefix.length).map((mount) => ({ mount, below: `${mount.prefix}/` }));
@@ -74,6 +83,8 @@ export function createFrontHandler(
         return;
       }
     }
-    app(req, res);
+    const answerDirectly = direct.find(path);
+    if (answerDirectly !== undefined) answerDirectly(req, res);
+    else app(req, res);
   };
 }

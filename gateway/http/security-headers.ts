@@ -37,9 +37,9 @@ function isHttps(publicUrl: string): boolean {
 }
 
 /**
- * helmet for the Express side of the gateway (portal pages, docs, portal API, health). The API
- * prefixes never pass through here: their responses are JSON for programs, and the hot path
- * stays free of per-request header work.
+ * helmet for the Express side of the gateway (portal pages, docs, portal API). The API prefixes
+ * and the operator's paths never pass through here: their responses are for programs, and the
+ * hot path stays free of per-request header work.
  */
 export function securityHeaders({ publicUrl }: SecurityHeadersOptions): RequestHandler {
   const https = isHttps(publicUrl);

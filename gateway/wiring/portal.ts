@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import express from 'express';
-import type { Registry } from 'prom-client';
 import { loadOpenApiDocument, PORTAL_DOCUMENT_PATH, type OpenApiDocument } from '../../openapi/document';
 import { documentRoutes } from '../../openapi/document-routes';
 import type { EnvironmentPrefixes } from '../../openapi/environments';
@@ -13,9 +12,7 @@ import { createPortal, createPortalAssets } from '../../portal/create-portal';
 import { clientKey } from '../http/client-ip';
 import { refuseUnmetExpectation } from '../http/expect-continue';
 import { expressErrorHandler, notFound } from '../http/express-errors';
-import { healthRoutes } from '../http/health';
 import { securityHeaders } from '../http/security-headers';
-import { metricsRoutes } from '../metrics/metrics-routes';
 import type { Wiring } from './context';
 import type { Identity } from './identity';
 import type { RequestLog } from './request-log';
@@ -28,27 +25,22 @@ export interface PortalAppDeps {
   /** The compiled operations and the environments' prefixes, which the portal's pages show. */
   operations: OperationTable;
   prefixes: EnvironmentPrefixes;
-  registry: Registry;
   /** Where clients reach the gateway: the portal's links and cookies use it. */
   publicUrl: string;
   requestLog: Pick<RequestLog, 'read'>;
 }
 
-/** The Express app for every path that is not the API: health, metrics, the contract, the portal, its API and docs. */
-export function createPortalApp({ config, logger, now }: Wiring, { stores, identity, document, operations, prefixes, registry, publicUrl, requestLog }: PortalAppDeps): express.Express {
-  const { db, redis } = stores;
+/** The Express app for every path that is not the API or the operator's (operator-routes.ts): the contract, the portal, its API and docs. */
+export function createPortalApp({ config, logger, now }: Wiring, { stores, identity, document, operations, prefixes, publicUrl, requestLog }: PortalAppDeps): express.Express {
+  const { db } = stores;
   const { accounts, sessions, apiKeys, limiters } = identity;
   const app = express();
   app.disable('x-powered-by');
   // One hop, as clientIp trusts: req.ip and req.protocol then come from what our own proxy wrote.
   app.set('trust proxy', config.trustProxy ? 1 : false);
-  const checks: Record<string, () => Promise<void>> = { database: () => db.ping() };
-  if (redis) checks.redis = async () => void (await redis.publisher.ping());
   const portalAssets = createPortalAssets();
   app.use(securityHeaders({ publicUrl }));
   app.use(refuseUnmetExpectation);
-  app.use(healthRoutes(checks));
-  if (config.metricsToken) app.use(metricsRoutes({ registry, token: config.metricsToken }));
   app.use(documentRoutes(document, '', publicUrl));
   app.use(createPortal({ publicUrl, sessions, accounts, assets: portalAssets, operations, prefixes, usage: { dailyUsage: identity.dailyUsage, apiKeys } }));
   app.use(createApiDocs({ apiDocument: document, portalDocument: loadOpenApiDocument(PORTAL_DOCUMENT_PATH), assets: portalAssets, publicUrl }));

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { Registry } from 'prom-client';
 import { limitConnections } from '../http/connection-limits';
 import { trackForDrain, type HttpDrain } from '../http/drain';
+import { directRouteReporter } from '../http/direct-routes';
 import { continueWhenBodyIsRead, passOnOtherExpectations } from '../http/expect-continue';
 import { answerMalformedRequests, type CountRefusal } from '../http/malformed-requests';
 import { closeUnreadBodies } from '../http/unread-body';
@@ -45,9 +46,9 @@ export function listen(server: Server, { config }: Wiring): Promise<ListenAddres
 }
 
 /** The separate metrics listener, when METRICS_PORT is set; resolves with its URL. */
-export async function startMetricsListener({ config, defer }: Wiring, registry: Registry): Promise<string | undefined> {
+export async function startMetricsListener({ config, logger, defer }: Wiring, registry: Registry): Promise<string | undefined> {
   if (config.metricsPort === undefined) return undefined;
-  const metricsServer = await startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort });
+  const metricsServer = await startMetricsServer({ registry, host: config.metricsHost, port: config.metricsPort, report: directRouteReporter(logger) });
   defer(() => metricsServer.close());
   return metricsServer.url;
 }
