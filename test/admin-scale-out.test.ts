@@ -73,7 +73,7 @@ describe('the admin API across two gateways sharing PostgreSQL and Redis', () =>
     const dev = await signUpDeveloper(a.url);
     expect((await onB(dev.productionKey)).status).toBe(200);
     const keyIds = (await db.query<{ id: string }>('SELECT id FROM accounts.api_keys WHERE account_id = $1 ORDER BY id', [dev.accountId])).map((k) => k.id);
-    const streams = keyIds.map((id) => `${prefix}reqlog:${id}`);
+    const streams = keyIds.map((id) => `${prefix}reqlog-batches:${id}`);
     // B writes its request log every 250 ms: wait for the request just made to be in it.
     await until('the request log streams in Redis', async () => (await redis.exists(...streams)) > 0, 2000);
     expect(await redis.exists(...streams)).toBe(1);
@@ -103,7 +103,7 @@ describe('the admin API across two gateways sharing PostgreSQL and Redis', () =>
 
     // Its request logs are gone, and so is a batch another process writes late (a request admitted just before the erasure reached it).
     expect(await redis.exists(...streams)).toBe(0);
-    await redis.xadd(streams[0]!, '*', 'r', '[0,"GET","/v1/pets",200,null,1,null,"late"]');
+    await redis.xadd(streams[0]!, '1-0', 'n', '1', 't', '0', 'r', '[0,"GET","/v1/pets",200,null,1,null,"late"]');
     await new Promise((resolve) => setTimeout(resolve, LATE_RECORDS_MS + 500));
     expect(await redis.exists(...streams)).toBe(0);
   });

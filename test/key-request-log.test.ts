@@ -224,14 +224,17 @@ describe.each(['memory', 'redis'] as const)("a key's request log (%s)", (backend
       const k = await developerWithKey(gw.url);
       await knownOutcomes(k);
       await k.log(); // written by now
-      const stream = `${prefix}reqlog:${k.id}`;
+      const stream = `${prefix}reqlog-batches:${k.id}`;
       const entries = await redis!.xrange(stream, '-', '+');
-      expect(entries).toHaveLength(6);
-      // One field per entry: [time, method, path, status, code, latencyMs, cache, requestId].
-      const stored = entries.map(([, fields]) => {
-        expect(fields).toHaveLength(2);
-        expect(fields[0]).toBe('r');
-        return JSON.parse(fields[1]!) as unknown[];
+      // An entry per batch, `n` <count> `t` <newest time> `r` <records>, a record a line: [time, method, path, status, code, latencyMs, cache, requestId].
+      const stored = entries.flatMap(([, fields]) => {
+        expect(fields).toHaveLength(6);
+        expect([fields[0], fields[2], fields[4]]).toEqual(['n', 't', 'r']);
+        const lines = fields[5]!.split('\n');
+        expect(lines).toHaveLength(Number(fields[1]));
+        const records = lines.map((line) => JSON.parse(line) as unknown[]);
+        expect(Number(fields[3])).toBe(Math.max(...records.map(([time]) => time as number)));
+        return records;
       });
       expect(stored.map(([, method, path, status, code, , cache]) => [method, path, status, code, cache])).toEqual([
         ['GET', '/v1/pets?limit=2', 200, null, 'MISS'],
@@ -325,7 +328,7 @@ describe('two gateways sharing Redis', () => {
   });
 });
 
-/** Log ids `<ms>-<seq>` in their order. */
+/** Log ids `<n>-<m>` in their order. */
 function byId(x: string, y: string): number {
   const [xm, xs] = x.split('-').map(Number) as [number, number];
   const [ym, ys] = y.split('-').map(Number) as [number, number];

@@ -1,69 +1,70 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { ApiError } from '../../lib/api-error';
 import type { CacheStatus } from '../pipeline/pipeline';
-import { matchesQuery, MAX_RECORD_AGE_MS, MAX_RECORDS_PER_KEY, recordedPath, type LoggedRequest, type RequestLogStore } from './request-log';
+import { matchesQuery, MAX_RECORD_AGE_MS, MAX_RECORDS_PER_KEY, parseCursor, recordedPath, type LoggedRequest, type RequestLogStore } from './request-log';
 
-/** Entries read per round trip while a filter skips some. */
+/** Batch entries read per round trip beyond what an unfiltered page needs, while a filter skips records. */
 const FILTERED_CHUNK = 250;
 
 /**
- * Appends one key's records to its stream, each as one field `r`: the JSON array
- * [time, method, path, status, code, latencyMs, cache, requestId]. They come as one argument,
- * a line per record, `<time ms> <json>`, so a batch costs the gateway one string per key, not
- * eight arguments per record. A record's id is its time, raised to the stream's last id when it
- * is lower (another process's clock, or its batch sent later), so ids never go back and an
- * append never fails; then the stream is cut to its last `perKey` entries and to ids of at least
- * `minMs`, and lives `ttlMs` past its last write.
- *   KEYS[1] the key's stream; ARGV: perKey, minMs, ttlMs, records
+ * Appends one key's records of one batch to its stream as one entry, `n` <count> `t` <the newest
+ * record's time> `r` <records>, the records a JSON array each, a line apiece: [time, method,
+ * path, status, code, latencyMs, cache, requestId]. The stream counts its records: an entry's id
+ * is `<first>-0`, where `first` is its first record's number, one past the last record of the
+ * entry before it, and a record's id in the log is `<its number>-0`. Entries before the one
+ * holding the key's `perKey`-th newest record are cut (a read leaves out the rest of that one),
+ * so are entries whose newest record is older than `minMs`, and the stream lives `ttlMs` past
+ * its last write.
+ *
+ * One entry a batch, not one a record: a flooded key's 1,000 records every 250 ms, added one by
+ * one, held Redis for milliseconds, and every process's commands behind it (docs/benchmarks.md).
+ *   KEYS[1] the key's stream; ARGV: perKey, ttlMs, count, newestMs, minMs, records
  */
 const APPEND_SCRIPT = `
-local stream = KEYS[1]
-local lastMs, lastSeq = -1, 0
-if redis.call('EXISTS', stream) == 1 then
-  local info = redis.call('XINFO', 'STREAM', stream)
-  for i = 1, #info, 2 do
-    if info[i] == 'last-generated-id' then
-      local ms, seq = string.match(info[i + 1], '^(%d+)-(%d+)$')
-      lastMs, lastSeq = tonumber(ms), tonumber(seq)
-    end
+local stream, perKey, count, minMs = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[5])
+local first = 1
+local newest = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)[1]
+if newest then first = tonumber(string.match(newest[1], '^(%d+)')) + tonumber(newest[2][2]) end
+redis.call('XADD', stream, string.format('%.0f-0', first), 'n', count, 't', ARGV[4], 'r', ARGV[6])
+redis.call('PEXPIRE', stream, ARGV[2])
+local floor = first + count - perKey
+local oldest = floor > 1 and redis.call('XREVRANGE', stream, string.format('%.0f-0', floor), '-', 'COUNT', 1)[1]
+  or redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
+while tonumber(oldest[2][4]) < minMs do
+  oldest = redis.call('XRANGE', stream, '(' .. oldest[1], '+', 'COUNT', 1)[1]
+  if not oldest then
+    redis.call('DEL', stream)
+    return 0
   end
 end
-local records, at = ARGV[4], 1
-while true do
-  local space = string.find(records, ' ', at, true)
-  if not space then break end
-  local eol = string.find(records, '\\n', space, true)
-  local ms = tonumber(string.sub(records, at, space - 1))
-  if ms <= lastMs then ms, lastSeq = lastMs, lastSeq + 1 else lastSeq = 0 end
-  lastMs = ms
-  redis.call('XADD', stream, string.format('%.0f-%d', ms, lastSeq), 'r', string.sub(records, space + 1, eol - 1))
-  at = eol + 1
-end
-redis.call('XTRIM', stream, 'MAXLEN', ARGV[1])
-redis.call('XTRIM', stream, 'MINID', '~', ARGV[2])
-redis.call('PEXPIRE', stream, ARGV[3])
+redis.call('XTRIM', stream, 'MINID', oldest[1])
 return 0
 `;
 
 const COMMAND = 'asgRequestLogAppend';
 
-type AppendCommand = (stream: string, perKey: number, minMs: number, ttlMs: number, records: string) => ChainableCommander;
+type AppendCommand = (stream: string, perKey: number, ttlMs: number, count: number, newestMs: number, minMs: number, records: string) => ChainableCommander;
+
+/** A stream entry as XRANGE gives it: its id and its fields as a flat list. */
+type StreamEntry = [id: string, fields: string[]];
 
 export interface RedisRequestLogOptions {
   redis: Redis;
-  /** REDIS_KEY_PREFIX: streams are `<prefix>reqlog:<keyId>`. */
+  /** REDIS_KEY_PREFIX: streams are `<prefix>reqlog-batches:<keyId>`. */
   prefix: string;
 }
 
 /**
- * The request log shared by every gateway process: one Redis stream per key. A batch is one
- * pipeline of one script call per key it has records of; a read walks the key's stream newest
- * first from the cursor, down to the oldest id that is less than MAX_RECORD_AGE_MS old.
+ * The request log shared by every gateway process: one Redis stream per key, an entry per batch.
+ * A batch is one pipeline of one script call per key it has records of; a read walks the key's
+ * entries newest first from the cursor, down to its last MAX_RECORDS_PER_KEY records.
  */
 export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStore {
   const { redis, prefix } = o;
   redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: APPEND_SCRIPT });
-  const streamOf = (keyId: string) => `${prefix}reqlog:${keyId}`;
+  const streamOf = (keyId: string) => `${prefix}reqlog-batches:${keyId}`;
+  // Where the log was kept until records went in batches, one entry each: such a stream expires within 24 h of its last write.
+  const recordStreamOf = (keyId: string) => `${prefix}reqlog:${keyId}`;
 
   return {
     append(batch, nowMs) {
@@ -77,17 +78,20 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
       }
       const pipeline = redis.pipeline();
       const append = (pipeline as unknown as Record<typeof COMMAND, AppendCommand>)[COMMAND].bind(pipeline);
-      const minMs = Math.max(0, Math.floor(nowMs - MAX_RECORD_AGE_MS));
+      const minMs = Math.floor(nowMs - MAX_RECORD_AGE_MS);
       for (const [keyId, indexes] of byKey) {
+        const from = Math.max(0, indexes.length - MAX_RECORDS_PER_KEY);
         let lines = '';
-        for (let n = Math.max(0, indexes.length - MAX_RECORDS_PER_KEY); n < indexes.length; n++) {
+        let newestMs = 0;
+        for (let n = from; n < indexes.length; n++) {
           const i = indexes[n]!;
           const time = Math.floor(batch.times[i]!);
+          if (time > newestMs) newestMs = time;
           const path = recordedPath(batch.prefixes[i]!, batch.apiPaths[i]!, batch.searches[i]!);
           const fields = [time, batch.methods[i]!, path, batch.statuses[i]!, batch.codes[i] ?? null, batch.latencyTenths[i]! / 10, batch.caches[i] ?? null, batch.requestIds[i]!];
-          lines += `${time} ${JSON.stringify(fields)}\n`;
+          lines += n === from ? JSON.stringify(fields) : `\n${JSON.stringify(fields)}`;
         }
-        append(streamOf(keyId), MAX_RECORDS_PER_KEY, minMs, MAX_RECORD_AGE_MS, lines);
+        append(streamOf(keyId), MAX_RECORDS_PER_KEY, MAX_RECORD_AGE_MS, indexes.length - from, newestMs, minMs, lines);
       }
       return pipeline.exec().then((results) => {
         const failed = results?.find(([err]) => err);
@@ -97,25 +101,47 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
 
     async read(keyId, query, nowMs) {
       const stream = streamOf(keyId);
-      const oldest = String(Math.max(0, Math.floor(nowMs - MAX_RECORD_AGE_MS)));
+      const oldestMs = nowMs - MAX_RECORD_AGE_MS;
+      // The portal checked the cursor's shape; its first number is a record's.
+      const after = query.after === undefined ? undefined : parseCursor(query.after)!.ms;
       const filtered = query.status !== undefined || query.requestId !== undefined;
+      // Entries, each of a record at least.
       const chunk = filtered ? Math.max(FILTERED_CHUNK, query.limit + 1) : query.limit + 1;
-      const found: LoggedRequest[] = [];
-      let end = query.after === undefined ? '+' : `(${query.after}`;
-      for (;;) {
-        let entries: Array<[string, string[]]>;
-        try {
-          entries = await redis.xrevrange(stream, end, oldest, 'COUNT', chunk);
-        } catch (err) {
-          throw new ApiError('service_unavailable', 'The request log is temporarily unavailable; retry shortly.', { cause: err, headers: { 'Retry-After': '1' } });
+      const page = (end: string) => redis.xrevrange(stream, end, '-', 'COUNT', chunk) as Promise<StreamEntry[]>;
+      // From the entry holding the cursor's record, whose id is at most the cursor's.
+      let end = after === undefined ? '+' : `${after}-0`;
+      // The newest entry tells how many records the key has had: its log is the last MAX_RECORDS_PER_KEY. A first page starts with it.
+      const [newest, firstPage] = await fromRedis(async () => {
+        if (after === undefined) {
+          const entries = await page(end);
+          return [entries[0], entries] as const;
         }
-        for (const [id, fields] of entries) {
-          const request = loggedRequest(id, fields);
-          if (!matchesQuery(request, query)) continue;
-          found.push(request);
-          if (found.length > query.limit) {
-            found.pop();
-            return { requests: found, next: found[found.length - 1]!.id };
+        const replies = await redis.multi().xrevrange(stream, '+', '-', 'COUNT', 1).xrevrange(stream, end, '-', 'COUNT', chunk).exec();
+        const [[newestReply], entries] = replies!.map(([err, reply]) => {
+          if (err) throw err;
+          return reply as StreamEntry[];
+        }) as [StreamEntry[], StreamEntry[]];
+        return [newestReply, entries] as const;
+      });
+      const found: LoggedRequest[] = [];
+      if (newest === undefined) return { requests: found };
+      const [newestFirst, newestCount] = entryNumbers(newest);
+      const oldestKept = newestFirst + newestCount - MAX_RECORDS_PER_KEY;
+      for (let entries = firstPage; ; entries = await fromRedis(() => page(end))) {
+        for (const entry of entries) {
+          const [first, count, lines] = entryNumbers(entry);
+          for (let number = first + count - 1; number >= first; number--) {
+            if (number < oldestKept) return { requests: found };
+            if (after !== undefined && number >= after) continue;
+            const request = loggedRequest(number, lines[number - first]!);
+            // Records follow the order they were written in, which their times follow but for clocks a few ms apart.
+            if (request.time < oldestMs) return { requests: found };
+            if (!matchesQuery(request, query)) continue;
+            found.push(request);
+            if (found.length > query.limit) {
+              found.pop();
+              return { requests: found, next: found[found.length - 1]!.id };
+            }
           }
         }
         if (entries.length < chunk) return { requests: found };
@@ -124,13 +150,28 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
     },
 
     async forget(keyIds) {
-      if (keyIds.length > 0) await redis.del(...keyIds.map(streamOf));
+      if (keyIds.length > 0) await redis.del(...keyIds.flatMap((keyId) => [streamOf(keyId), recordStreamOf(keyId)]));
     },
   };
 }
 
-function loggedRequest(id: string, fields: string[]): LoggedRequest {
-  const value = fields[0] === 'r' ? fields[1] : undefined;
-  const [time, method, path, status, code, latencyMs, cache, requestId] = JSON.parse(value ?? '[]') as [number, string, string, number, string | null, number, CacheStatus | null, string];
-  return { id, time, method, path, status, code, latencyMs, cache, requestId };
+/** A read's round trip; Redis failing it is a 503 the client may retry. */
+async function fromRedis<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (err) {
+    throw new ApiError('service_unavailable', 'The request log is temporarily unavailable; retry shortly.', { cause: err, headers: { 'Retry-After': '1' } });
+  }
+}
+
+/** An entry's first record number, its record count, and its records' lines (oldest first). */
+function entryNumbers([id, fields]: StreamEntry): [first: number, count: number, lines: string[]] {
+  const first = Number(id.slice(0, id.indexOf('-')));
+  const count = Number(fields[1]);
+  return [first, count, fields[5] === undefined ? [] : fields[5].split('\n')];
+}
+
+function loggedRequest(number: number, line: string): LoggedRequest {
+  const [time, method, path, status, code, latencyMs, cache, requestId] = JSON.parse(line) as [number, string, string, number, string | null, number, CacheStatus | null, string];
+  return { id: `${number}-0`, time, method, path, status, code, latencyMs, cache, requestId };
 }

@@ -60,7 +60,7 @@ export interface RecordBatch extends RecordColumns {
 
 /** A request as its key's owner reads it. */
 export interface LoggedRequest {
-  /** Its place in the key's log, `<ms>-<seq>`: the cursor for the page after it. */
+  /** Its place in the key's log, two numbers `<a>-<b>` that order it (each store numbers its own): the cursor for the page after it. */
   id: string;
   /** When the response ended, epoch ms. */
   time: number;
