@@ -11,7 +11,7 @@ describe('the Node flags the gateway runs with', () => {
   const dockerCmd = /^CMD (\[.*\])$/m.exec(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'))![1]!;
 
   test('are the same in npm start, npm run start:built, the Docker image and the benchmarks', () => {
-    expect(GATEWAY_NODE_FLAGS).toEqual(['--max-semi-space-size=32', '--min-semi-space-size=32', '--no-allocation-site-pretenuring', '--no-parallel-scavenge']);
+    expect(GATEWAY_NODE_FLAGS).toEqual(['--max-semi-space-size=32', '--min-semi-space-size=32', '--no-allocation-site-pretenuring', '--no-parallel-scavenge', '--no-memory-reducer']);
     expect(scripts.start).toBe(`node ${GATEWAY_NODE_FLAGS.join(' ')} --import tsx gateway/main.ts`);
     expect(scripts['start:built']).toBe(`node ${GATEWAY_NODE_FLAGS.join(' ')} dist/gateway/main.js`);
     expect(JSON.parse(dockerCmd)).toEqual(['node', ...GATEWAY_NODE_FLAGS, 'dist/gateway/main.js']);

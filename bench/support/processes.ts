@@ -23,9 +23,11 @@ export function buildOnce(): void {
  * allocation-site pretenuring, no run fell into the mode (one run in four with it) where every
  * scavenge promoted 0.8–5.7 MB and took 4–19 ms. A scavenge's ~165 KB of survivors is copied
  * faster by the main thread alone than split among helpers competing for a 2-core machine
- * (mean pause 0.7 against 1.2 ms). Figures in docs/benchmarks.md.
+ * (mean pause 0.7 against 1.2 ms). Without the memory reducer an idle gateway keeps the old
+ * generation's room it had under load, where the reducer's idle mark-compact cut it to just above
+ * the live heap and the next burst met mark-compacts. Figures in docs/benchmarks.md.
  */
-export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=32', '--min-semi-space-size=32', '--no-allocation-site-pretenuring', '--no-parallel-scavenge'];
+export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=32', '--min-semi-space-size=32', '--no-allocation-site-pretenuring', '--no-parallel-scavenge', '--no-memory-reducer'];
 
 /**
  * With two cores or more, the servers run on core 0 and the load generator on core 1
