@@ -43,7 +43,7 @@ return 0
 
 const COMMAND = 'asgRequestLogAppend';
 
-type AppendCommand = (stream: string, perKey: number, ttlMs: number, count: number, newestMs: number, minMs: number, records: string) => ChainableCommander;
+type AppendCommand = (stream: string, perKey: number, ttlMs: number, count: number, newestMs: number, minMs: number, records: Buffer) => ChainableCommander;
 
 /** A stream entry as XRANGE gives it: its id and its fields as a flat list. */
 type StreamEntry = [id: string, fields: string[]];
@@ -81,17 +81,19 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
       const minMs = Math.floor(nowMs - MAX_RECORD_AGE_MS);
       for (const [keyId, indexes] of byKey) {
         const from = Math.max(0, indexes.length - MAX_RECORDS_PER_KEY);
-        let lines = '';
+        const lines: string[] = [];
+        let bytes = 0;
         let newestMs = 0;
         for (let n = from; n < indexes.length; n++) {
           const i = indexes[n]!;
           const time = Math.floor(batch.times[i]!);
           if (time > newestMs) newestMs = time;
           const path = recordedPath(batch.prefixes[i]!, batch.apiPaths[i]!, batch.searches[i]!);
-          const fields = [time, batch.methods[i]!, path, batch.statuses[i]!, batch.codes[i] ?? null, batch.latencyTenths[i]! / 10, batch.caches[i] ?? null, batch.requestIds[i]!];
-          lines += n === from ? JSON.stringify(fields) : `\n${JSON.stringify(fields)}`;
+          const line = JSON.stringify([time, batch.methods[i]!, path, batch.statuses[i]!, batch.codes[i] ?? null, batch.latencyTenths[i]! / 10, batch.caches[i] ?? null, batch.requestIds[i]!]);
+          lines.push(line);
+          bytes += Buffer.byteLength(line) + 1;
         }
-        append(streamOf(keyId), MAX_RECORDS_PER_KEY, MAX_RECORD_AGE_MS, indexes.length - from, newestMs, minMs, lines);
+        append(streamOf(keyId), MAX_RECORDS_PER_KEY, MAX_RECORD_AGE_MS, lines.length, newestMs, minMs, joinedLines(lines, bytes - 1));
       }
       return pipeline.exec().then((results) => {
         const failed = results?.find(([err]) => err);
@@ -153,6 +155,24 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
       if (keyIds.length > 0) await redis.del(...keyIds.flatMap((keyId) => [streamOf(keyId), recordStreamOf(keyId)]));
     },
   };
+}
+
+const NEWLINE = 0x0a;
+
+/**
+ * The lines, a newline between each, as bytes outside the JS heap. As one string, a flooded key's
+ * batch (130 KB and more) and ioredis's copy of the command around it were large objects that
+ * outlived a scavenge now and then, and grew the old generation towards a mark-compact every few
+ * seconds under load (docs/benchmarks.md); given a Buffer, ioredis copies it into its own.
+ */
+function joinedLines(lines: readonly string[], bytes: number): Buffer {
+  const joined = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (const line of lines) {
+    if (at > 0) joined[at++] = NEWLINE;
+    at += joined.write(line, at);
+  }
+  return joined;
 }
 
 /** A read's round trip; Redis failing it is a 503 the client may retry. */
