@@ -47,24 +47,28 @@ export class RecordText {
   }
 
   /**
-   * Writes the strings of records 0 to count - 1 that were kept as bytes (those whose request id
-   * slot is empty) into the columns, only those marked in `kept` when it is given, and empties
-   * the text for the next records.
+   * Record `i`'s request id, path and query as strings, into slot `at` of `into`: from its bytes,
+   * or from its slots in `from` when it did not fit.
    */
-  restore({ requestIds, apiPaths, searches }: RecordColumns, count: number, kept?: Uint8Array): void {
-    const { bytes, ends } = this;
-    let start = 0;
-    for (let i = 0; i < count; i++) {
-      const end = ends[3 * i + 2]!;
-      if (requestIds[i] === undefined && (kept === undefined || kept[i] === 1)) {
-        const idEnd = ends[3 * i]!;
-        const pathEnd = ends[3 * i + 1]!;
-        requestIds[i] = bytes.toString('latin1', start, idEnd);
-        apiPaths[i] = bytes.toString('latin1', idEnd, pathEnd);
-        searches[i] = pathEnd === end ? '' : bytes.toString('latin1', pathEnd, end);
-      }
-      start = end;
+  restoreInto(i: number, from: RecordColumns, into: RecordColumns, at: number): void {
+    if (from.requestIds[i] !== undefined) {
+      into.requestIds[at] = from.requestIds[i];
+      into.apiPaths[at] = from.apiPaths[i];
+      into.searches[at] = from.searches[i];
+      return;
     }
+    const { bytes, ends } = this;
+    const start = i === 0 ? 0 : ends[3 * i - 1]!;
+    const idEnd = ends[3 * i]!;
+    const pathEnd = ends[3 * i + 1]!;
+    const end = ends[3 * i + 2]!;
+    into.requestIds[at] = bytes.toString('latin1', start, idEnd);
+    into.apiPaths[at] = bytes.toString('latin1', idEnd, pathEnd);
+    into.searches[at] = pathEnd === end ? '' : bytes.toString('latin1', pathEnd, end);
+  }
+
+  /** Empties the text for the next records, from slot 0. */
+  clear(): void {
     this.used = 0;
   }
 }

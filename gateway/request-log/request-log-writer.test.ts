@@ -113,12 +113,52 @@ describe('request log writer', () => {
       if (i === 2 || i === flooding - 2) w.record(finished(1, { requestId: `b${i}`, keyId: 'key_b', apiPath: '/pets/1' }), 'GET', 404, 1);
     }
     await w.flush();
-    const written = batches[0]!;
+    const written = batches.flat();
     const a = (i: number) => expect.objectContaining({ requestId: `a${i}`, keyId: 'key_a', path: `/pets?after=${i}`, status: 200 + (i % 2) });
     const b = (i: number) => expect.objectContaining({ requestId: `b${i}`, keyId: 'key_b', path: '/pets/1', status: 404 });
     const lastOfA = Array.from({ length: MAX_RECORDS_PER_KEY }, (_, n) => a(flooding - MAX_RECORDS_PER_KEY + n));
     expect(written).toEqual([b(2), ...lastOfA.slice(0, -1), b(flooding - 2), lastOfA.at(-1)]);
     expect(written.every((r) => T0 - r.time >= 0 && T0 - r.time < 50)).toBe(true);
+  });
+
+  test('when a write holds more records than a part, then the store gets them in order a part a turn, and requests ending meanwhile wait for the next write', async () => {
+    const events: string[] = [];
+    const { store, batches } = recordingStore(() => {
+      events.push(`part of ${batches.at(-1)!.length}`);
+    });
+    const w = writer({ store, chunk: 3 });
+    for (let i = 0; i < 8; i++) w.record(finished(1, { requestId: `r${i}` }), 'GET', 200, 1);
+    // Other work of the event loop, a callback a turn.
+    let turns = 0;
+    const turn = () => {
+      events.push('turn');
+      if (++turns < 4) setImmediate(turn);
+    };
+    setImmediate(turn);
+    const flushed = w.flush();
+    w.record(finished(1, { requestId: 'late' }), 'GET', 200, 1);
+    await flushed;
+    expect(batches.map((b) => b.map((r) => r.requestId))).toEqual([['r0', 'r1', 'r2'], ['r3', 'r4', 'r5'], ['r6', 'r7']]);
+    expect(events.slice(0, 5)).toEqual(['part of 3', 'turn', 'part of 3', 'turn', 'part of 2']);
+    await w.flush();
+    expect(batches.at(-1)!.map((r) => r.requestId)).toEqual(['late']);
+  });
+
+  test('when one part of a write fails, then only its records are counted lost, and the others are written', async () => {
+    const { store, batches } = recordingStore(() => (batches.length === 2 ? Promise.reject(new Error('busy')) : undefined));
+    const w = writer({ store, chunk: 2 });
+    for (let i = 0; i < 5; i++) w.record(finished(1, { requestId: `r${i}` }), 'GET', 200, 1);
+    await w.flush();
+    expect(batches.map((b) => b.map((r) => r.requestId))).toEqual([['r0', 'r1'], ['r2', 'r3'], ['r4']]);
+    expect(w.stats()).toEqual({ droppedBufferFull: 0, droppedStoreFailed: 2 });
+  });
+
+  test('when a key floods the buffer, then the records dropped for it before the write are not counted lost when the write fails', async () => {
+    const { store } = recordingStore(() => Promise.reject(new Error('down')));
+    const w = writer({ store, capacity: MAX_RECORDS_PER_KEY + 50 });
+    for (let i = 0; i < MAX_RECORDS_PER_KEY + 50; i++) w.record(finished(1), 'GET', 200, 1);
+    await w.flush();
+    expect(w.stats()).toEqual({ droppedBufferFull: 0, droppedStoreFailed: MAX_RECORDS_PER_KEY });
   });
 
   test('when the store fails, then the batch is lost and counted, the outage is logged once, and writing resumes when the store is back', async () => {

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../pipeline/pipeline';
-import { compactRecords, markLastPerKey } from './last-per-key';
+import { markLastPerKey } from './last-per-key';
 import { RecordText } from './record-text';
-import { MAX_RECORDS_PER_KEY, newRecordColumns, type RequestLogStore } from './request-log';
+import { clearRecordStrings, copyRecord, MAX_RECORDS_PER_KEY, newRecordColumns, type RecordColumns, type RequestLogStore } from './request-log';
 
 /**
  * A record is seen within a quarter of a second, and a flooded key costs a Redis store at most
@@ -11,6 +11,12 @@ import { MAX_RECORDS_PER_KEY, newRecordColumns, type RequestLogStore } from './r
 const DEFAULT_WRITE_INTERVAL_MS = 250;
 /** Records waiting for a write at most: 65,000 a second at the default interval, more than a process serves. */
 const DEFAULT_BUFFER_CAPACITY = 16_384;
+/**
+ * Records handed to the store in one turn of the event loop at most: each costs a few µs to turn
+ * back into strings and store (a line of JSON for Redis), and a flooded key's 1,000 at once held
+ * every request in flight for milliseconds (docs/benchmarks.md).
+ */
+const DEFAULT_CHUNK = 256;
 
 export interface RequestLogWriterOptions {
   store: RequestLogStore;
@@ -18,6 +24,8 @@ export interface RequestLogWriterOptions {
   now: () => Date;
   intervalMs?: number;
   capacity?: number;
+  /** Records handed to the store per turn at most. */
+  chunk?: number;
   /** Told when a write fails (its batch is lost) and when one succeeds again: the outage is logged once. */
   outage: { failed(err: unknown): void; ok(): void };
 }
@@ -39,67 +47,108 @@ export interface RequestLogWriter {
   close(): Promise<void>;
 }
 
+/** Records as they end, until a write takes them: their columns, their text, and which of them a write sends. */
+interface RecordBuffer {
+  readonly columns: RecordColumns;
+  readonly text: RecordText;
+  readonly kept: Uint8Array;
+  count: number;
+}
+
+function newRecordBuffer(capacity: number): RecordBuffer {
+  return { columns: newRecordColumns(capacity), text: new RecordText(capacity), kept: new Uint8Array(capacity), count: 0 };
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /**
  * The request log's write side. The hot path writes a record into a slot of a bounded buffer; a
  * timer hands the buffer to the store once per interval, one write at a time, so a busy key
- * costs the store one write per tick, not one per request. A full buffer drops records and a
- * failed write drops its batch: the log loses records, never requests.
+ * costs the store one write per tick, not one per request. A write takes the buffer whole and
+ * records go on into a second one meanwhile; it hands the store `chunk` records a turn, so
+ * requests are served between its parts. A full buffer drops records and a failed append drops
+ * its records: the log loses records, never requests.
  */
 export function createRequestLogWriter(o: RequestLogWriterOptions): RequestLogWriter {
   const { store, now, outage } = o;
   const intervalMs = o.intervalMs ?? DEFAULT_WRITE_INTERVAL_MS;
   const capacity = o.capacity ?? DEFAULT_BUFFER_CAPACITY;
+  const chunk = o.chunk ?? DEFAULT_CHUNK;
   if (!Number.isInteger(capacity) || capacity < 1) throw new Error('The request log buffer capacity must be a positive integer');
-  // One set of columns: a store copies what it needs before append returns, so it is free again at once.
-  const columns = newRecordColumns(capacity);
-  const { keyIds, methods, prefixes, apiPaths, searches, codes, caches, requestIds, statuses, latencyTenths, times } = columns;
-  const text = new RecordText(capacity);
-  const kept = new Uint8Array(capacity);
-  let count = 0;
+  if (!Number.isInteger(chunk) || chunk < 1) throw new Error('The request log chunk must be a positive integer');
+  let filling = newRecordBuffer(capacity);
+  let spare = newRecordBuffer(capacity);
+  // A store copies what it needs before append returns, so one set of columns serves every part.
+  const part = newRecordColumns(chunk);
   let writing: Promise<void> | undefined;
   const stats: RequestLogWriterStats = { droppedBufferFull: 0, droppedStoreFailed: 0 };
 
   /**
-   * Hands the buffered records to the store, timed by the clock, and empties the buffer. Only
-   * each key's last MAX_RECORDS_PER_KEY go, the most a store keeps: a key flooding one gateway
-   * at 60k requests a second fills the buffer 15 times over that, and turning the rest back into
-   * strings cost every request of it (docs/benchmarks.md).
+   * Copies the records of `taken` that go, from slot `from` on, into `part`, timed by the
+   * clock (`shift`), until it is full; returns how many it holds and the slot after the last read.
    */
-  const take = (): { appended: Promise<void> | void; taken: number } => {
-    const taken = count;
-    markLastPerKey(keyIds, taken, MAX_RECORDS_PER_KEY, kept);
-    text.restore(columns, taken, kept);
-    const sent = compactRecords(columns, taken, kept);
-    const nowMs = now().getTime();
-    // A record ended (performance.now() - its end) ms before the clock's now.
-    const shift = nowMs - performance.now();
-    for (let i = 0; i < sent; i++) times[i] = shift + times[i]!;
+  const fillPart = (taken: RecordBuffer, from: number, shift: number): [count: number, next: number] => {
+    let n = 0;
+    let i = from;
+    for (; i < taken.count && n < chunk; i++) {
+      if (taken.kept[i] === 0) continue;
+      copyRecord(taken.columns, i, part, n);
+      taken.text.restoreInto(i, taken.columns, part, n);
+      // A record ended (performance.now() - its end) ms before the clock's now.
+      part.times[n] = shift + part.times[n]!;
+      n++;
+    }
+    return [n, i];
+  };
+
+  /** The part to the store, which takes what it needs at once; resolves false (its records counted lost) if it fails. */
+  const append = (count: number, nowMs: number): Promise<boolean> => {
     let appended: Promise<void> | void;
     try {
-      appended = store.append({ ...columns, count: sent }, nowMs);
+      appended = store.append({ ...part, count }, nowMs);
     } catch (err) {
       appended = Promise.reject(err);
     }
-    // The store took what it needs: the strings may go.
-    for (const column of [keyIds, methods, prefixes, apiPaths, searches, codes, caches, requestIds]) column.fill(undefined, 0, taken);
-    count = 0;
-    return { appended, taken };
+    clearRecordStrings(part, count);
+    return Promise.resolve(appended).then(
+      () => true,
+      (err: unknown) => {
+        stats.droppedStoreFailed += count;
+        outage.failed(err);
+        return false;
+      },
+    );
   };
 
+  /**
+   * Hands the buffered records to the store, a part a turn, and frees the buffer. Only each
+   * key's last MAX_RECORDS_PER_KEY go, the most a store keeps: a key flooding one gateway at 60k
+   * requests a second fills the buffer 15 times over that, and turning the rest back into
+   * strings cost every request of it (docs/benchmarks.md).
+   */
   const write = async (): Promise<void> => {
-    const { appended, taken } = take();
-    try {
-      await appended;
-      outage.ok();
-    } catch (err) {
-      stats.droppedStoreFailed += taken;
-      outage.failed(err);
+    const taken = filling;
+    filling = spare;
+    markLastPerKey(taken.columns.keyIds, taken.count, MAX_RECORDS_PER_KEY, taken.kept);
+    const nowMs = now().getTime();
+    const shift = nowMs - performance.now();
+    const appended: Array<Promise<boolean>> = [];
+    for (let from = 0; from < taken.count; ) {
+      if (from > 0) await nextTurn();
+      const [count, next] = fillPart(taken, from, shift);
+      from = next;
+      if (count > 0) appended.push(append(count, nowMs));
     }
+    clearRecordStrings(taken.columns, taken.count);
+    taken.text.clear();
+    taken.count = 0;
+    spare = taken;
+    if ((await Promise.all(appended)).every(Boolean)) outage.ok();
   };
 
   const flush = (): Promise<void> => {
     if (writing) return writing.then(flush);
-    if (count === 0) return Promise.resolve();
+    if (filling.count === 0) return Promise.resolve();
     writing = write().finally(() => {
       writing = undefined;
     });
@@ -107,27 +156,29 @@ export function createRequestLogWriter(o: RequestLogWriterOptions): RequestLogWr
   };
 
   const timer = setInterval(() => {
-    if (!writing && count > 0) void flush();
+    if (!writing && filling.count > 0) void flush();
   }, intervalMs);
   timer.unref();
 
   return {
     record(ctx, method, status, ms) {
-      const i = count;
+      const buffer = filling;
+      const i = buffer.count;
       if (i === capacity) {
         stats.droppedBufferFull++;
         return;
       }
-      count = i + 1;
-      keyIds[i] = ctx.keyId;
-      methods[i] = method;
-      prefixes[i] = ctx.prefix;
-      text.put(columns, i, ctx.requestId, ctx.apiPath, ctx.search);
-      codes[i] = ctx.errorCode;
-      caches[i] = ctx.cacheStatus;
-      statuses[i] = status;
-      latencyTenths[i] = ms * 10 + 0.5;
-      times[i] = ctx.startedAt + ms;
+      buffer.count = i + 1;
+      const { columns } = buffer;
+      columns.keyIds[i] = ctx.keyId;
+      columns.methods[i] = method;
+      columns.prefixes[i] = ctx.prefix;
+      buffer.text.put(columns, i, ctx.requestId, ctx.apiPath, ctx.search);
+      columns.codes[i] = ctx.errorCode;
+      columns.caches[i] = ctx.cacheStatus;
+      columns.statuses[i] = status;
+      columns.latencyTenths[i] = ms * 10 + 0.5;
+      columns.times[i] = ctx.startedAt + ms;
     },
     flush,
     stats: () => ({ ...stats }),

@@ -53,6 +53,26 @@ export function newRecordColumns(capacity: number): RecordColumns {
   };
 }
 
+/**
+ * Copies record `i` of `from` into slot `at` of `into`: every field but its request id, path and
+ * query, which wait as bytes (record-text.ts).
+ */
+export function copyRecord(from: RecordColumns, i: number, into: RecordColumns, at: number): void {
+  into.keyIds[at] = from.keyIds[i];
+  into.methods[at] = from.methods[i];
+  into.prefixes[at] = from.prefixes[i];
+  into.codes[at] = from.codes[i];
+  into.caches[at] = from.caches[i];
+  into.statuses[at] = from.statuses[i]!;
+  into.latencyTenths[at] = from.latencyTenths[i]!;
+  into.times[at] = from.times[i]!;
+}
+
+/** Lets go of the strings in slots 0 to count - 1, so that none outlives its write. */
+export function clearRecordStrings(c: RecordColumns, count: number): void {
+  for (const column of [c.keyIds, c.methods, c.prefixes, c.apiPaths, c.searches, c.codes, c.caches, c.requestIds]) column.fill(undefined, 0, count);
+}
+
 /** The records of one write: slots 0 to count - 1 of the columns. */
 export interface RecordBatch extends RecordColumns {
   readonly count: number;
