@@ -1,24 +1,24 @@
 /**
- * Marks in `kept` (1 or 0) which of records 0 to count - 1 are among their key's last `perKey`:
- * a store keeps no more of one key's records from a batch. One pass from the newest, which
- * looks a key up only where the key changes: a busy key's records come in runs.
+ * The slots of records 0 to count - 1 that a write sends, grouped by key, each group in the order
+ * its records ended: a key's last `perKey` (a store keeps no more of one key's records from a
+ * batch). Grouped, a key's records go to its store in as few appends as the write's parts allow,
+ * however the keys' requests interleaved. A busy key's records come in runs: the key is looked
+ * up only where it changes.
  */
-export function markLastPerKey(keyIds: ReadonlyArray<string | undefined>, count: number, perKey: number, kept: Uint8Array): void {
-  if (count <= perKey) {
-    kept.fill(1, 0, count);
-    return;
-  }
-  const seen = new Map<string | undefined, number>();
-  let runKey = keyIds[count - 1];
-  let runSeen = 0;
-  for (let i = count - 1; i >= 0; i--) {
+export function lastPerKey(keyIds: ReadonlyArray<string | undefined>, count: number, perKey: number): number[][] {
+  const groups = new Map<string | undefined, number[]>();
+  let runKey: string | undefined;
+  let run: number[] | undefined;
+  for (let i = 0; i < count; i++) {
     const key = keyIds[i];
-    if (key !== runKey) {
-      seen.set(runKey, runSeen);
+    if (run === undefined || key !== runKey) {
       runKey = key;
-      runSeen = seen.get(key) ?? 0;
+      run = groups.get(key);
+      if (run === undefined) groups.set(key, (run = []));
     }
-    runSeen++; // this key's records from this one on
-    kept[i] = runSeen <= perKey ? 1 : 0;
+    run.push(i);
   }
+  const last: number[][] = [];
+  for (const slots of groups.values()) last.push(slots.length > perKey ? slots.slice(slots.length - perKey) : slots);
+  return last;
 }

@@ -29,21 +29,26 @@ export class RecordText {
   put(columns: RecordColumns, i: number, requestId: string, apiPath: string, search: string): boolean {
     const { bytes, ends } = this;
     let used = this.used;
-    const fits = used + requestId.length + apiPath.length + search.length <= bytes.length;
-    if (fits) {
-      used += bytes.write(requestId, used, 'latin1');
-      ends[3 * i] = used;
-      used += bytes.write(apiPath, used, 'latin1');
-      ends[3 * i + 1] = used;
-      if (search !== '') used += bytes.write(search, used, 'latin1');
-    } else {
-      ends[3 * i] = ends[3 * i + 1] = used;
-      columns.requestIds[i] = requestId;
-      columns.apiPaths[i] = apiPath;
-      columns.searches[i] = search;
+    if (used + requestId.length + apiPath.length + search.length > bytes.length) {
+      this.keepStrings(columns, i, requestId, apiPath, search);
+      return false;
     }
+    used += bytes.write(requestId, used, 'latin1');
+    ends[3 * i] = used;
+    used += bytes.write(apiPath, used, 'latin1');
+    ends[3 * i + 1] = used;
+    if (search !== '') used += bytes.write(search, used, 'latin1');
     ends[3 * i + 2] = this.used = used;
-    return fits;
+    return true;
+  }
+
+  /** Keeps record `i`'s strings in its column slots, as they are (any characters). */
+  keepStrings(columns: RecordColumns, i: number, requestId: string, apiPath: string, search: string): void {
+    const { ends, used } = this;
+    ends[3 * i] = ends[3 * i + 1] = ends[3 * i + 2] = used;
+    columns.requestIds[i] = requestId;
+    columns.apiPaths[i] = apiPath;
+    columns.searches[i] = search;
   }
 
   /**

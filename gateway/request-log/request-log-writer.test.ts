@@ -3,7 +3,7 @@ import { createOutageLog } from '../cache/outage-log';
 import { ResponseHeaders } from '../http/response-headers';
 import type { RequestContext } from '../pipeline/pipeline';
 import { createMemoryRequestLog } from './memory-request-log';
-import { MAX_RECORDS_PER_KEY, type RecordBatch, type RequestLogStore } from './request-log';
+import { MAX_RECORDED_PATH, MAX_RECORDS_PER_KEY, recordedPath, type RecordBatch, type RequestLogStore } from './request-log';
 import { createRequestLogWriter, type RequestLogWriterOptions } from './request-log-writer';
 
 const T0 = Date.parse('2026-11-20T12:00:00.000Z');
@@ -25,13 +25,14 @@ function finished(ms: number, fields: Partial<RequestContext> = {}): RequestCont
 }
 
 /** A store that keeps each batch as plain copies, and answers each append with what `answer` says. */
-function recordingStore(answer: () => Promise<void> | void = () => {}) {
+function recordingStore(answer: (batch: RecordBatch) => Promise<void> | void = () => {}) {
   const batches: Array<Array<{ requestId: string; keyId: string; path: string; status: number; time: number }>> = [];
   const store: RequestLogStore = {
-    append({ requestIds, keyIds, apiPaths, searches, statuses, times, count }: RecordBatch) {
+    append(batch: RecordBatch) {
+      const { requestIds, keyIds, apiPaths, searches, statuses, times, count } = batch;
       const copy = (i: number) => ({ requestId: requestIds[i]!, keyId: keyIds[i]!, path: apiPaths[i]! + searches[i]!, status: statuses[i]!, time: times[i]! });
       batches.push(Array.from({ length: count }, (_, i) => copy(i)));
-      return answer();
+      return answer(batch);
     },
     read: () => Promise.resolve({ requests: [] }),
     forget: () => {},
@@ -104,7 +105,7 @@ describe('request log writer', () => {
     expect(batches.map((b) => b.map((r) => r.requestId))).toEqual([['r0', 'r1', 'r2'], ['after']]);
   });
 
-  test('when a key ends more requests in one interval than a store keeps of it, then only its last MAX_RECORDS_PER_KEY are written, in order, with the other keys\' records', async () => {
+  test('when a key ends more requests in one interval than a store keeps of it, then only its last MAX_RECORDS_PER_KEY are written, in order, each key\'s records together', async () => {
     const { store, batches } = recordingStore();
     const w = writer({ store, capacity: MAX_RECORDS_PER_KEY + 10 });
     const flooding = MAX_RECORDS_PER_KEY + 5;
@@ -117,7 +118,7 @@ describe('request log writer', () => {
     const a = (i: number) => expect.objectContaining({ requestId: `a${i}`, keyId: 'key_a', path: `/pets?after=${i}`, status: 200 + (i % 2) });
     const b = (i: number) => expect.objectContaining({ requestId: `b${i}`, keyId: 'key_b', path: '/pets/1', status: 404 });
     const lastOfA = Array.from({ length: MAX_RECORDS_PER_KEY }, (_, n) => a(flooding - MAX_RECORDS_PER_KEY + n));
-    expect(written).toEqual([b(2), ...lastOfA.slice(0, -1), b(flooding - 2), lastOfA.at(-1)]);
+    expect(written).toEqual([...lastOfA, b(2), b(flooding - 2)]);
     expect(written.every((r) => T0 - r.time >= 0 && T0 - r.time < 50)).toBe(true);
   });
 
@@ -142,6 +143,47 @@ describe('request log writer', () => {
     expect(events.slice(0, 5)).toEqual(['part of 3', 'turn', 'part of 3', 'turn', 'part of 2']);
     await w.flush();
     expect(batches.at(-1)!.map((r) => r.requestId)).toEqual(['late']);
+  });
+
+  test('when keys interleave, then each key goes whole in one part while it fits one, and a part ends early rather than split it', async () => {
+    const { store, batches } = recordingStore();
+    const w = writer({ store, chunk: 4 });
+    for (let n = 0; n < 3; n++) for (const key of ['a', 'b', 'c']) w.record(finished(1, { keyId: `key_${key}`, requestId: `${key}${n}` }), 'GET', 200, 1);
+    w.record(finished(1, { keyId: 'key_d', requestId: 'd0' }), 'GET', 200, 1);
+    await w.flush();
+    expect(batches.map((b) => b.map((r) => r.requestId))).toEqual([['a0', 'a1', 'a2'], ['b0', 'b1', 'b2'], ['c0', 'c1', 'c2', 'd0']]);
+  });
+
+  test('when a path and query are longer than a log records, then the record keeps them cut and redacted from the start, as a store records them', async () => {
+    const log = createMemoryRequestLog();
+    const { store, batches } = recordingStore((batch) => log.append(batch, T0));
+    const w = writer({ store });
+    const search = `?api_key=asg_prod_${'A1b2-_'.repeat(7)}x&name=${'\u00e9x'.repeat(400)}`;
+    w.record(finished(1, { requestId: 'long', search }), 'GET', 200, 1);
+    await w.flush();
+    const recorded = recordedPath('/v1', '/pets', search);
+    expect(recorded).toHaveLength(MAX_RECORDED_PATH);
+    expect(batches[0]![0]!.path).toBe(recorded.slice('/v1'.length));
+    expect((await log.read('key_a', { limit: 1 }, T0)).requests[0]!.path).toBe(recorded);
+  });
+
+  test('when the clock fails a write, then no record is lost or sent twice, and the next write takes them all', async () => {
+    const { store, batches } = recordingStore();
+    let fail = true;
+    const w = writer({
+      store,
+      now: () => {
+        if (fail) throw new Error('no clock');
+        return new Date(T0);
+      },
+    });
+    w.record(finished(1, { requestId: 'before' }), 'GET', 200, 1);
+    await expect(w.flush()).rejects.toThrow('no clock');
+    fail = false;
+    w.record(finished(1, { requestId: 'after' }), 'GET', 200, 1);
+    await w.flush();
+    await w.flush();
+    expect(batches.map((b) => b.map((r) => r.requestId))).toEqual([['before', 'after']]);
   });
 
   test('when one part of a write fails, then only its records are counted lost, and the others are written', async () => {

@@ -1,7 +1,7 @@
 import type { RequestContext } from '../pipeline/pipeline';
-import { markLastPerKey } from './last-per-key';
+import { lastPerKey } from './last-per-key';
 import { RecordText } from './record-text';
-import { clearRecordStrings, copyRecord, MAX_RECORDS_PER_KEY, newRecordColumns, type RecordColumns, type RequestLogStore } from './request-log';
+import { clearRecordStrings, copyRecord, MAX_RECORDED_PATH, MAX_RECORDS_PER_KEY, newRecordColumns, recordedPath, type RecordColumns, type RequestLogStore } from './request-log';
 
 /**
  * A record is seen within a quarter of a second, and a flooded key costs a Redis store at most
@@ -47,16 +47,15 @@ export interface RequestLogWriter {
   close(): Promise<void>;
 }
 
-/** Records as they end, until a write takes them: their columns, their text, and which of them a write sends. */
+/** Records as they end, until a write takes them: their columns and their text. */
 interface RecordBuffer {
   readonly columns: RecordColumns;
   readonly text: RecordText;
-  readonly kept: Uint8Array;
   count: number;
 }
 
 function newRecordBuffer(capacity: number): RecordBuffer {
-  return { columns: newRecordColumns(capacity), text: new RecordText(capacity), kept: new Uint8Array(capacity), count: 0 };
+  return { columns: newRecordColumns(capacity), text: new RecordText(capacity), count: 0 };
 }
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
@@ -83,22 +82,12 @@ export function createRequestLogWriter(o: RequestLogWriterOptions): RequestLogWr
   let writing: Promise<void> | undefined;
   const stats: RequestLogWriterStats = { droppedBufferFull: 0, droppedStoreFailed: 0 };
 
-  /**
-   * Copies the records of `taken` that go, from slot `from` on, into `part`, timed by the
-   * clock (`shift`), until it is full; returns how many it holds and the slot after the last read.
-   */
-  const fillPart = (taken: RecordBuffer, from: number, shift: number): [count: number, next: number] => {
-    let n = 0;
-    let i = from;
-    for (; i < taken.count && n < chunk; i++) {
-      if (taken.kept[i] === 0) continue;
-      copyRecord(taken.columns, i, part, n);
-      taken.text.restoreInto(i, taken.columns, part, n);
-      // A record ended (performance.now() - its end) ms before the clock's now.
-      part.times[n] = shift + part.times[n]!;
-      n++;
-    }
-    return [n, i];
+  /** Copies record `i` of `taken` into slot `n` of `part`, timed by the clock (`shift`). */
+  const copyToPart = (taken: RecordBuffer, i: number, n: number, shift: number): void => {
+    copyRecord(taken.columns, i, part, n);
+    taken.text.restoreInto(i, taken.columns, part, n);
+    // A record ended (performance.now() - its end) ms before the clock's now.
+    part.times[n] = shift + part.times[n]!;
   };
 
   /** The part to the store, which takes what it needs at once; resolves false (its records counted lost) if it fails. */
@@ -124,25 +113,41 @@ export function createRequestLogWriter(o: RequestLogWriterOptions): RequestLogWr
    * Hands the buffered records to the store, a part a turn, and frees the buffer. Only each
    * key's last MAX_RECORDS_PER_KEY go, the most a store keeps: a key flooding one gateway at 60k
    * requests a second fills the buffer 15 times over that, and turning the rest back into
-   * strings cost every request of it (docs/benchmarks.md).
+   * strings cost every request of it (docs/benchmarks.md). A key's records stay together: a part
+   * ends early rather than split a key that would fit whole in the next.
    */
   const write = async (): Promise<void> => {
-    const taken = filling;
-    filling = spare;
-    markLastPerKey(taken.columns.keyIds, taken.count, MAX_RECORDS_PER_KEY, taken.kept);
     const nowMs = now().getTime();
     const shift = nowMs - performance.now();
+    const taken = filling;
+    filling = spare;
     const appended: Array<Promise<boolean>> = [];
-    for (let from = 0; from < taken.count; ) {
-      if (from > 0) await nextTurn();
-      const [count, next] = fillPart(taken, from, shift);
-      from = next;
-      if (count > 0) appended.push(append(count, nowMs));
+    let n = 0;
+    const sendPart = () => {
+      appended.push(append(n, nowMs));
+      n = 0;
+    };
+    try {
+      for (const slots of lastPerKey(taken.columns.keyIds, taken.count, MAX_RECORDS_PER_KEY)) {
+        if (n > 0 && slots.length > chunk - n && slots.length <= chunk) {
+          sendPart();
+          await nextTurn();
+        }
+        for (const i of slots) {
+          if (n === chunk) {
+            sendPart();
+            await nextTurn();
+          }
+          copyToPart(taken, i, n++, shift);
+        }
+      }
+      if (n > 0) sendPart();
+    } finally {
+      clearRecordStrings(taken.columns, taken.count);
+      taken.text.clear();
+      taken.count = 0;
+      spare = taken;
     }
-    clearRecordStrings(taken.columns, taken.count);
-    taken.text.clear();
-    taken.count = 0;
-    spare = taken;
     if ((await Promise.all(appended)).every(Boolean)) outage.ok();
   };
 
@@ -170,10 +175,13 @@ export function createRequestLogWriter(o: RequestLogWriterOptions): RequestLogWr
       }
       buffer.count = i + 1;
       const { columns } = buffer;
+      const { prefix, apiPath, search } = ctx;
       columns.keyIds[i] = ctx.keyId;
       columns.methods[i] = method;
-      columns.prefixes[i] = ctx.prefix;
-      buffer.text.put(columns, i, ctx.requestId, ctx.apiPath, ctx.search);
+      columns.prefixes[i] = prefix;
+      if (prefix.length + apiPath.length + search.length <= MAX_RECORDED_PATH) buffer.text.put(columns, i, ctx.requestId, apiPath, search);
+      // A long path is cut and redacted now, by the request it came with, not by a write of hundreds like it.
+      else buffer.text.keepStrings(columns, i, ctx.requestId, recordedPath(prefix, apiPath, search).slice(prefix.length), '');
       columns.codes[i] = ctx.errorCode;
       columns.caches[i] = ctx.cacheStatus;
       columns.statuses[i] = status;
