@@ -132,7 +132,8 @@ describe('connection limits', () => {
       // 1.7 MB fills them within a few answers, even on a machine too busy to answer fast.
       const requests = 200;
       reader.socket.write('GET /docs/swagger-ui-bundle.js HTTP/1.1\r\nHost: x\r\n\r\n'.repeat(requests));
-      await new Promise((resolve) => setTimeout(resolve, 4000));
+      // Long enough for loopback TCP to stop moving and then the timeout to run, on a busy machine too.
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
       // A paused socket does not see the close: read what was sent before it.
       let received = '';
       reader.socket.on('data', (chunk: Buffer) => (received += chunk.toString('latin1')));
