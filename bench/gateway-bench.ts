@@ -17,6 +17,11 @@
  * a deployment with Redis does; the in-process ones in the embedded PGlite, as `npm start` does.
  * With two cores, every server runs on core 0 and wrk on core 1 (BENCH_PIN=0: unpinned);
  * BENCH_ONLY=<regex> runs only the paths whose names match it.
+ *
+ * Settings: BENCH_ROUNDS (5), BENCH_DURATION (5s), BENCH_CONNECTIONS (50), BENCH_WARMUP (2s),
+ * BENCH_REWARM (1s), BENCH_STALL_SECONDS (5), BENCH_PIN (on), BENCH_ONLY (every path),
+ * BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL
+ * (redis://127.0.0.1:6379/0), BENCH_RECORD (unset). Method and results: docs/benchmarks.md.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -31,7 +36,10 @@ import { describeStalls, measureMachineStalls } from './support/machine-stalls';
 import { childPids, cpuSeconds } from './support/process-cpu';
 import { gcPauses, meanScavengeMs, pausesBetween, type GcPauses } from './support/gc-pauses';
 import { requireWrk, runWrk, type WrkResult } from './support/wrk';
+import { readBenchArguments } from './support/bench-arguments';
 import { writeResults } from './support/results-file';
+
+readBenchArguments(__filename);
 
 const ROOT = join(__dirname, '..');
 const DURATION = process.env.BENCH_DURATION ?? '5s';
@@ -47,6 +55,10 @@ const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 /** Only the paths whose names match (while working on one path); the ratios of paths not run say n/a. */
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
 const children: ChildProcess[] = [];
+// However the bench ends (an error, a closed stdout), no server it started outlives it.
+process.once('exit', () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+});
 let database: BenchDatabase | undefined;
 const tmp = mkdtempSync(join(tmpdir(), 'asg-bench-'));
 

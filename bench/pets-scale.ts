@@ -30,7 +30,10 @@ import { issueKey, signUp } from './support/portal-keys';
 import { buildOnce, startGateway, type BenchGateway } from './support/processes';
 import { requireWrk, runWrk, type WrkResult } from './support/wrk';
 import { createBenchDatabase, POSTGRES_ADMIN_URL } from './support/postgres-database';
+import { readBenchArguments } from './support/bench-arguments';
 import { writeResults } from './support/results-file';
+
+readBenchArguments(__filename);
 
 type StoreKind = 'postgres' | 'pglite';
 

@@ -25,7 +25,10 @@ import { issueKey, logIn, signUp } from './support/portal-keys';
 import { createOverLimitAccount, OVER_LIMIT_EMAIL } from './support/soak-accounts';
 import { buildOnce, startGateway, type BenchGateway } from './support/processes';
 import { SOAK_MIX, soakBudget, soakTraffic, type SoakKeys } from './support/soak-mix';
+import { readBenchArguments } from './support/bench-arguments';
 import { writeResults } from './support/results-file';
+
+readBenchArguments(__filename);
 
 const ROOT = join(__dirname, '..');
 const SECONDS = Number(process.env.SOAK_SECONDS ?? 300);
