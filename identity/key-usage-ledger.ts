@@ -93,16 +93,23 @@ export function createKeyUsageLedger(deps: KeyUsageLedgerDeps): KeyUsageLedger {
       deprecatedAt.push(usage.deprecatedAt);
     }
     try {
-      // Additive, so several gateway processes sharing the table sum their counts.
+      // Additive, so several gateway processes sharing the table sum their counts. The rows are
+      // locked in key order first: an UPDATE locks them in its join's order, which follows each
+      // process's own order of first use, and two flushes of the same keys deadlocked.
       await db.query(
-        `UPDATE ${table} AS k
+        `WITH u AS MATERIALIZED (
+           SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::timestamptz[], $5::timestamptz[])
+             AS u(id, requests, deprecated_calls, used_at, deprecated_at)
+         ), locked AS MATERIALIZED (
+           SELECT k.id FROM ${table} AS k WHERE k.id IN (SELECT id FROM u) ORDER BY k.id FOR UPDATE OF k
+         )
+         UPDATE ${table} AS k
          SET requests = k.requests + u.requests,
              deprecated_calls = k.deprecated_calls + u.deprecated_calls,
              last_used_at = GREATEST(k.last_used_at, u.used_at),
              last_deprecated_call_at = GREATEST(k.last_deprecated_call_at, u.deprecated_at)
-         FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::timestamptz[], $5::timestamptz[])
-           AS u(id, requests, deprecated_calls, used_at, deprecated_at)
-         WHERE k.id = u.id`,
+         FROM u, locked
+         WHERE k.id = u.id AND k.id = locked.id`,
         [ids, requests, deprecatedCalls, usedAt, deprecatedAt],
       );
     } catch (err) {

@@ -11,14 +11,14 @@ import { createLocalRevocationBus, type RevocationBus } from '../../identity/rev
 const HASH_SECRET = 'test-hash-secret-0123456789abcdefghijklmnop';
 const DAY_MS = 24 * 60 * 60 * 1000;
 
-/** The real database, refusing UPDATEs while `down` is set (an outage during a flush). */
+/** The real database, refusing every statement with an UPDATE in it while `down` is set (an outage during a flush). */
 function flakyDatabase(db: Database): Database & { down: boolean; refused: number } {
   const flaky = {
     ...db,
     down: false,
     refused: 0,
     query: <R,>(sql: string, params?: readonly unknown[]) => {
-      if (flaky.down && sql.trimStart().startsWith('UPDATE')) {
+      if (flaky.down && /\bUPDATE\b/.test(sql)) {
         flaky.refused++;
         return Promise.reject(new Error('connection terminated unexpectedly'));
       }

@@ -1,0 +1,60 @@
+import type { Database } from '../../db/database';
+import { createKeyUsageLedger, type KeyUsageLedger } from '../../identity/key-usage-ledger';
+import { migrateKeys } from '../../identity/migrations';
+import { createTestDatabase, insertAccount, type TestDatabase } from '../support/databases';
+
+/**
+ * Two gateway processes flush per-key usage into one api_keys table: each flush must lock its
+ * rows in the same order as the other's, or two flushes of the same keys deadlock and one is
+ * lost to a retry. PostgreSQL only: PGlite has one connection and one process.
+ */
+describe('key usage ledger flushed by two processes on PostgreSQL', () => {
+  const KEYS = 2000;
+  let testDb: TestDatabase;
+  let first: Database;
+  let second: Database;
+  const ids = Array.from({ length: KEYS }, (_, i) => `key_${String(i).padStart(5, '0')}`);
+
+  beforeAll(async () => {
+    testDb = await createTestDatabase('postgres');
+    first = await testDb.open();
+    second = await testDb.open();
+    await migrateKeys(first);
+    const account = await insertAccount(first);
+    await first.query(
+      `INSERT INTO accounts.api_keys (id, account_id, name, environment, prefix, hash)
+       SELECT id, $2, 'k', 'production', 'p', encode(sha256(convert_to(id, 'UTF8')), 'hex') FROM unnest($1::text[]) AS id`,
+      [ids, account],
+    );
+  });
+  afterAll(async () => {
+    await first.close();
+    await second.close();
+    await testDb.destroy();
+  });
+
+  const ledgerOn = (db: Database, errors: unknown[]): KeyUsageLedger =>
+    createKeyUsageLedger({ db, table: 'accounts.api_keys', now: () => new Date(), flushIntervalMs: 60_000, onFlushError: (err) => errors.push(err) });
+
+  test('when both flush the same keys at once, first used in opposite orders, then no flush fails and every use is counted', async () => {
+    const errors: unknown[] = [];
+    const ascending = ledgerOn(first, errors);
+    const descending = ledgerOn(second, errors);
+    const rounds = 5;
+    const failures: unknown[] = [];
+    try {
+      for (let round = 0; round < rounds; round++) {
+        for (const id of ids) ascending.recordUse(id, false);
+        for (let i = ids.length - 1; i >= 0; i--) descending.recordUse(ids[i]!, false);
+        const flushed = await Promise.allSettled([ascending.flush(), descending.flush()]);
+        for (const result of flushed) if (result.status === 'rejected') failures.push(result.reason);
+      }
+    } finally {
+      await Promise.all([ascending.close(), descending.close()]);
+    }
+    expect(failures.map(String)).toEqual([]);
+    expect(errors.map(String)).toEqual([]);
+    const counts = await first.query<{ requests: string }>(`SELECT requests::text FROM accounts.api_keys WHERE id = ANY($1) GROUP BY requests`, [ids]);
+    expect(counts).toEqual([{ requests: String(rounds * 2) }]);
+  });
+});
