@@ -7,7 +7,7 @@ export type OpenApiDocument = {
   openapi: string;
   info: { version: string; title: string; description?: string };
   paths: Record<string, Record<string, unknown>>;
-  components?: { schemas?: Record<string, unknown> };
+  components?: { schemas?: Record<string, unknown>; parameters?: Record<string, unknown> };
 } & Record<string, unknown>;
 
 export const API_DOCUMENT_PATH = join(__dirname, 'animal-store.yaml');

@@ -33,6 +33,45 @@ describe('operations compiled from the document', () => {
     expect(() => op!.checkBody({ n: null })).not.toThrow();
   });
 
+  test('when parameters are $refs to components, then they are resolved and validate what a client sends', () => {
+    const components = {
+      parameters: {
+        PetId: { name: 'petId', in: 'path', required: true, schema: { type: 'integer', minimum: 1 } },
+        'days/window': { name: 'days', in: 'query', schema: { type: 'integer', maximum: 90, default: 30 } },
+      },
+    };
+    const [op] = compileOperations({
+      ...doc({ '/pets/{petId}': { parameters: [{ $ref: '#/components/parameters/PetId' }], get: { operationId: 'a', parameters: [{ $ref: '#/components/parameters/days~1window' }], responses: ok } } }),
+      components,
+    }).operations;
+    expect(op!.parsePathParams(['7'])).toEqual({ petId: 7 });
+    expect(() => op!.parsePathParams(['abc'])).toThrow('path parameter "petId"');
+    expect(() => op!.parsePathParams(['0'])).toThrow('path parameter "petId"');
+    expect(op!.parseSearch('')).toEqual({ days: 30 });
+    expect(op!.parseSearch('?days=3')).toEqual({ days: 3 });
+    expect(() => op!.parseSearch('?days=91')).toThrow('query parameter "days"');
+  });
+
+  test("when an operation names a parameter its path item names too, then the operation's own applies", () => {
+    const shared = { name: 'limit', in: 'query', schema: { type: 'integer', default: 20 } };
+    const own = { name: 'limit', in: 'query', schema: { type: 'integer', maximum: 5, default: 5 } };
+    const [op] = compileOperations(doc({ '/a': { parameters: [shared], get: { operationId: 'a', parameters: [own], responses: ok } } })).operations;
+    expect(op!.parseSearch('')).toEqual({ limit: 5 });
+    expect(() => op!.parseSearch('?limit=6')).toThrow('query parameter "limit"');
+  });
+
+  test('when a parameter cannot be resolved or a path parameter is not defined, then compiling fails at start-up', () => {
+    const get = (parameters: unknown[]) => ({ get: { operationId: 'a', parameters, responses: ok } });
+    expect(() => compileOperations(doc({ '/a': get([{ $ref: '#/components/parameters/Missing' }]) }))).toThrow(
+      'a: parameter $ref #/components/parameters/Missing does not name one of #/components/parameters/',
+    );
+    expect(() => compileOperations(doc({ '/a': get([{ $ref: '#/components/schemas/Pet' }]) }))).toThrow('a: parameter $ref #/components/schemas/Pet does not name');
+    expect(() => compileOperations({ ...doc({ '/a': get([{ $ref: '#/components/parameters/toString' }]) }), components: { parameters: {} } })).toThrow('does not name');
+    expect(() => compileOperations(doc({ '/a/{id}': get([]) }))).toThrow('a: path parameter "id" is not defined in the document');
+    expect(() => compileOperations(doc({ '/a': get([{ in: 'query', schema: { type: 'string' } }]) }))).toThrow('a: every parameter needs a name');
+    expect(() => compileOperations(doc({ '/a': get([{ name: 'x', in: 'body' }]) }))).toThrow('a: every parameter needs a name');
+  });
+
   test('when a query string comes again, then parseSearch answers with the frozen result of the first parse; an invalid or long one is parsed every time', () => {
     const limit = { name: 'limit', in: 'query' as const, schema: { type: 'integer', default: 20 } };
     const [op] = compileOperations(doc({ '/a': { get: { operationId: 'a', parameters: [limit], responses: ok } } })).operations;

@@ -80,11 +80,12 @@ export function compileOperations(doc: OpenApiDocument): OperationTable {
 
   for (const [template, item] of Object.entries(doc.paths)) {
     const byMethod = new Map<string, ApiOperation>();
-    const shared = (item.parameters as ParameterSpec[] | undefined) ?? [];
+    const shared = (item.parameters as unknown[] | undefined) ?? [];
     for (const method of METHODS) {
       const op = item[method] as Record<string, unknown> | undefined;
       if (!op) continue;
-      const operation = compileOperation(compiler, template, method.toUpperCase(), op, [...shared, ...((op.parameters as ParameterSpec[]) ?? [])]);
+      const parameters = parametersOf(doc, String(op.operationId), template, shared, (op.parameters as unknown[] | undefined) ?? []);
+      const operation = compileOperation(compiler, template, method.toUpperCase(), op, parameters);
       byMethod.set(operation.method, operation);
       if (operation.method === 'GET') byMethod.set('HEAD', operation);
       operations.push(operation);
@@ -121,6 +122,48 @@ export function compileOperations(doc: OpenApiDocument): OperationTable {
   };
 }
 
+const PARAMETER_PLACES: ReadonlyArray<ParameterSpec['in']> = ['query', 'path', 'header', 'cookie'];
+const PARAMETERS_POINTER = '#/components/parameters/';
+
+/**
+ * An operation's parameters: its path item's, then its own, an own one replacing a shared one of
+ * the same name and place (as OpenAPI says), each `$ref` resolved. A reference that resolves to
+ * nothing, or a path parameter the document does not define, fails at start-up: either would
+ * leave what a client sends there unvalidated.
+ */
+function parametersOf(doc: OpenApiDocument, operationId: string, template: string, shared: readonly unknown[], own: readonly unknown[]): ParameterSpec[] {
+  const byPlace = new Map<string, ParameterSpec>();
+  for (const entry of [...shared, ...own]) {
+    const spec = resolveParameter(doc, operationId, entry);
+    byPlace.set(`${spec.in}:${spec.name}`, spec);
+  }
+  for (const name of pathParameterNames(template)) {
+    if (!byPlace.has(`path:${name}`)) throw new Error(`${operationId}: path parameter "${name}" is not defined in the document`);
+  }
+  return [...byPlace.values()];
+}
+
+/** `/pets/{petId}` → `['petId']`. */
+function pathParameterNames(template: string): string[] {
+  return template.match(/\{([^}]+)\}/g)?.map((s) => s.slice(1, -1)) ?? [];
+}
+
+function resolveParameter(doc: OpenApiDocument, operationId: string, entry: unknown): ParameterSpec {
+  let spec = entry as Partial<ParameterSpec> & { $ref?: unknown };
+  if (typeof spec?.$ref === 'string') {
+    const ref = spec.$ref;
+    // A JSON pointer's last token, its ~1 and ~0 escapes undone.
+    const name = ref.startsWith(PARAMETERS_POINTER) ? ref.slice(PARAMETERS_POINTER.length).replace(/~1/g, '/').replace(/~0/g, '~') : undefined;
+    const target = name === undefined || !Object.hasOwn(doc.components?.parameters ?? {}, name) ? undefined : doc.components!.parameters![name];
+    if (target === undefined) throw new Error(`${operationId}: parameter $ref ${ref} does not name one of ${PARAMETERS_POINTER}`);
+    spec = target as typeof spec;
+  }
+  if (typeof spec?.name !== 'string' || !PARAMETER_PLACES.includes(spec.in as ParameterSpec['in'])) {
+    throw new Error(`${operationId}: every parameter needs a name and an "in" of ${PARAMETER_PLACES.join(', ')}`);
+  }
+  return spec as ParameterSpec;
+}
+
 function compileOperation(
   compiler: ReturnType<typeof createSchemaCompiler>,
   template: string,
@@ -129,8 +172,8 @@ function compileOperation(
   parameters: ParameterSpec[],
 ): ApiOperation {
   const queryParams = parameters.filter((p) => p.in === 'query');
-  const pathParams = template.match(/\{([^}]+)\}/g)?.map((s) => s.slice(1, -1)) ?? [];
-  const pathSpecs = pathParams.map((name) => parameters.find((p) => p.in === 'path' && p.name === name));
+  const pathParams = pathParameterNames(template);
+  const pathSpecs = pathParams.map((name) => parameters.find((p) => p.in === 'path' && p.name === name)!);
   const validators = new Map<string, ValidateFunction>();
   for (const p of parameters) if (p.schema) validators.set(`${p.in}:${p.name}`, compiler.compile(p.schema));
 
@@ -200,7 +243,7 @@ function compileOperation(
     parsePathParams(raw: readonly string[]) {
       const out: Record<string, unknown> = {};
       pathParams.forEach((name, i) => {
-        const spec = pathSpecs[i] ?? { name, in: 'path' as const };
+        const spec = pathSpecs[i]!;
         let decoded: string;
         try {
           decoded = decodeURIComponent(raw[i] ?? '');
