@@ -113,6 +113,16 @@ describe('memory request log', () => {
     expect([await count('key_a'), await count('key_b'), await count('key_c'), await count('key_d')]).toEqual([10, 0, 10, 10]);
   });
 
+  test('when several keys are written in one batch, then the one whose last record came last counts as written last', async () => {
+    const log = createMemoryRequestLog({ maxRecords: 4, perKey: 2 });
+    // key_a first appears before key_b, but its last record comes after key_b's.
+    log.append(batch([pending('key_a'), pending('key_b'), pending('key_b'), pending('key_a')]), T0 + 4);
+    expect(log.size()).toBe(4);
+    log.append(batch([pending('key_c')], [T0 + 5]), T0 + 5);
+    const count = async (keyId: string) => (await log.read(keyId, all(), T0 + 5)).requests.length;
+    expect([await count('key_a'), await count('key_b'), await count('key_c')]).toEqual([2, 0, 1]);
+  });
+
   test('when records are older than 24 hours, then they are not returned, and a key with none left is forgotten', async () => {
     const log = createMemoryRequestLog();
     log.append(batch([pending('key_old'), pending('key_mixed', { requestId: 'old' })], [T0, T0]), T0);

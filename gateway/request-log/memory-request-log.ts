@@ -8,6 +8,7 @@ import {
   type RecordBatch,
   type RequestLogStore,
 } from './request-log';
+import { lastPerKey } from './last-per-key';
 
 /**
  * Records kept in all, across keys: 20 keys' full logs. Measured at about 0.7 KB a record (its
@@ -89,28 +90,19 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
 
   return {
     append(batch, nowMs) {
-      const { keyIds, count } = batch;
       const minMs = nowMs - MAX_RECORD_AGE_MS;
-      // Each key's records in the batch, counted down as they pass: only its last `perKey` would survive it.
-      const inBatch = new Map<string, number>();
-      for (let i = 0; i < count; i++) inBatch.set(keyIds[i]!, (inBatch.get(keyIds[i]!) ?? 0) + 1);
-      for (let i = 0; i < count; i++) {
-        const keyId = keyIds[i]!;
-        const after = inBatch.get(keyId)! - 1; // the key's records after this one
-        inBatch.set(keyId, after);
-        if (after >= perKey) continue;
+      // Each key's last `perKey` records, the keys in the order of their last record in the batch:
+      // the order they move to the end of the eviction order in (once per key and batch, not per request).
+      const groups = lastPerKey(batch.keyIds, batch.count, perKey).sort((a, b) => a[a.length - 1]! - b[b.length - 1]!);
+      for (const slots of groups) {
+        const keyId = batch.keyIds[slots[0]!]!;
         let ring = rings.get(keyId);
-        if (!ring) {
-          ring = { records: [], start: 0, size: 0 };
-          rings.set(keyId, ring);
-        } else if (after === 0 && rings.size > 1) {
-          // Written now: to the end of the eviction order, at its last record (once per key and batch, not per request).
-          rings.delete(keyId);
-          rings.set(keyId, ring);
-        }
-        push(ring, batch, i);
+        if (ring) rings.delete(keyId);
+        else ring = { records: [], start: 0, size: 0 };
+        rings.set(keyId, ring);
+        for (const i of slots) push(ring, batch, i);
+        dropExpired(ring, minMs);
       }
-      for (const keyId of inBatch.keys()) dropExpired(rings.get(keyId)!, minMs);
       // Keys whose newest record has expired go first, then the least recently written while over the bound.
       for (const [keyId, ring] of rings) {
         if (total <= maxRecords && (newest(ring)?.idMs ?? -Infinity) >= minMs) break;
