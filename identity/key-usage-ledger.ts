@@ -95,13 +95,15 @@ export function createKeyUsageLedger(deps: KeyUsageLedgerDeps): KeyUsageLedger {
     try {
       // Additive, so several gateway processes sharing the table sum their counts. The rows are
       // locked in key order first: an UPDATE locks them in its join's order, which follows each
-      // process's own order of first use, and two flushes of the same keys deadlocked.
+      // process's own order of first use, and two flushes of the same keys deadlocked. The lock is
+      // the UPDATE's own (NO KEY): FOR UPDATE would also wait for the daily-usage flush's
+      // foreign-key checks, which lock the same rows in another order.
       await db.query(
         `WITH u AS MATERIALIZED (
            SELECT * FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::timestamptz[], $5::timestamptz[])
              AS u(id, requests, deprecated_calls, used_at, deprecated_at)
          ), locked AS MATERIALIZED (
-           SELECT k.id FROM ${table} AS k WHERE k.id IN (SELECT id FROM u) ORDER BY k.id FOR UPDATE OF k
+           SELECT k.id FROM ${table} AS k WHERE k.id IN (SELECT id FROM u) ORDER BY k.id FOR NO KEY UPDATE OF k
          )
          UPDATE ${table} AS k
          SET requests = k.requests + u.requests,

@@ -57,4 +57,25 @@ describe('key usage ledger flushed by two processes on PostgreSQL', () => {
     const counts = await first.query<{ requests: string }>(`SELECT requests::text FROM accounts.api_keys WHERE id = ANY($1) GROUP BY requests`, [ids]);
     expect(counts).toEqual([{ requests: String(rounds * 2) }]);
   });
+
+  test("when another transaction holds a foreign-key check's lock on a key row, then the flush does not wait for it", async () => {
+    // What inserting a key_usage_days row for the key takes (the daily-usage flush), in another order than key order.
+    const errors: unknown[] = [];
+    const ledger = ledgerOn(first, errors);
+    try {
+      ledger.recordUse(ids[0]!, false);
+      const outcome = await second.transaction(async (tx) => {
+        await tx.query(`SELECT 1 FROM accounts.api_keys WHERE id = $1 FOR KEY SHARE`, [ids[0]]);
+        let timer: NodeJS.Timeout | undefined;
+        const waited = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('waited'), 2000)));
+        const result = await Promise.race([ledger.flush().then(() => 'flushed'), waited]);
+        clearTimeout(timer);
+        return result;
+      });
+      expect(outcome).toBe('flushed');
+    } finally {
+      await ledger.close();
+    }
+    expect(errors).toEqual([]);
+  });
 });
