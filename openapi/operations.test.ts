@@ -72,6 +72,24 @@ describe('operations compiled from the document', () => {
     expect(() => compileOperations(doc({ '/a': get([{ name: 'x', in: 'body' }]) }))).toThrow('a: every parameter needs a name');
   });
 
+  test('when a parameter is one the gateway could not enforce, then compiling fails at start-up', () => {
+    const get = (parameters: unknown) => ({ get: { operationId: 'a', parameters, responses: ok } });
+    const schema = { type: 'string' };
+    expect(() => compileOperations(doc({ '/a': get([{ name: 'X-Trace', in: 'header', required: true, schema }]) }))).toThrow('a: every parameter needs a name and an "in" of query or path');
+    expect(() => compileOperations(doc({ '/a': get([{ name: 'sid', in: 'cookie', schema }]) }))).toThrow('of query or path');
+    expect(() => compileOperations(doc({ '/a/{f}': get([{ name: 'f', in: 'path', required: true, content: { 'application/json': { schema: { type: 'integer' } } } }]) }))).toThrow(
+      'a: parameter "f" needs a schema (content is not supported)',
+    );
+    expect(() => compileOperations(doc({ '/a': get([{ name: 'f', in: 'query' }]) }))).toThrow('a: parameter "f" needs a schema');
+    for (const name of ['constructor', 'toString', '__proto__']) {
+      expect(() => compileOperations(doc({ '/a': get([{ name, in: 'query', required: true, schema }]) }))).toThrow(`a: parameter "${name}" is named like an Object property`);
+    }
+    expect(() => compileOperations(doc({ '/a': get([{ name: 'l', in: 'query', schema: { type: 'integer' } }, { name: 'l', in: 'query', schema }]) }))).toThrow(
+      'a: query parameter "l" is named twice in one list',
+    );
+    expect(() => compileOperations(doc({ '/a': get({ name: 'l', in: 'query', schema }) }))).toThrow('a: parameters must be a list');
+  });
+
   test('when a query string comes again, then parseSearch answers with the frozen result of the first parse; an invalid or long one is parsed every time', () => {
     const limit = { name: 'limit', in: 'query' as const, schema: { type: 'integer', default: 20 } };
     const [op] = compileOperations(doc({ '/a': { get: { operationId: 'a', parameters: [limit], responses: ok } } })).operations;

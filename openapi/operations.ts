@@ -80,11 +80,11 @@ export function compileOperations(doc: OpenApiDocument): OperationTable {
 
   for (const [template, item] of Object.entries(doc.paths)) {
     const byMethod = new Map<string, ApiOperation>();
-    const shared = (item.parameters as unknown[] | undefined) ?? [];
+    const shared = item.parameters ?? [];
     for (const method of METHODS) {
       const op = item[method] as Record<string, unknown> | undefined;
       if (!op) continue;
-      const parameters = parametersOf(doc, String(op.operationId), template, shared, (op.parameters as unknown[] | undefined) ?? []);
+      const parameters = parametersOf(doc, String(op.operationId), template, shared, op.parameters ?? []);
       const operation = compileOperation(compiler, template, method.toUpperCase(), op, parameters);
       byMethod.set(operation.method, operation);
       if (operation.method === 'GET') byMethod.set('HEAD', operation);
@@ -122,20 +122,29 @@ export function compileOperations(doc: OpenApiDocument): OperationTable {
   };
 }
 
-const PARAMETER_PLACES: ReadonlyArray<ParameterSpec['in']> = ['query', 'path', 'header', 'cookie'];
+/** The places the gateway validates: a header or cookie parameter would be documented and not enforced. */
+const PARAMETER_PLACES: ReadonlyArray<ParameterSpec['in']> = ['query', 'path'];
 const PARAMETERS_POINTER = '#/components/parameters/';
 
 /**
  * An operation's parameters: its path item's, then its own, an own one replacing a shared one of
- * the same name and place (as OpenAPI says), each `$ref` resolved. A reference that resolves to
- * nothing, or a path parameter the document does not define, fails at start-up: either would
- * leave what a client sends there unvalidated.
+ * the same name and place (as OpenAPI says), each `$ref` resolved. Anything the gateway could not
+ * enforce fails at start-up, since it would leave what a client sends there unvalidated: a
+ * reference that resolves to nothing, a parameter without a schema, in a header or cookie, named
+ * like an Object property or named twice in one list, and a path parameter the document does not define.
  */
-function parametersOf(doc: OpenApiDocument, operationId: string, template: string, shared: readonly unknown[], own: readonly unknown[]): ParameterSpec[] {
+function parametersOf(doc: OpenApiDocument, operationId: string, template: string, shared: unknown, own: unknown): ParameterSpec[] {
   const byPlace = new Map<string, ParameterSpec>();
-  for (const entry of [...shared, ...own]) {
-    const spec = resolveParameter(doc, operationId, entry);
-    byPlace.set(`${spec.in}:${spec.name}`, spec);
+  for (const list of [shared, own]) {
+    if (!Array.isArray(list)) throw new Error(`${operationId}: parameters must be a list`);
+    const inList = new Set<string>();
+    for (const entry of list) {
+      const spec = resolveParameter(doc, operationId, entry);
+      const place = `${spec.in}:${spec.name}`;
+      if (inList.has(place)) throw new Error(`${operationId}: ${spec.in} parameter "${spec.name}" is named twice in one list`);
+      inList.add(place);
+      byPlace.set(place, spec);
+    }
   }
   for (const name of pathParameterNames(template)) {
     if (!byPlace.has(`path:${name}`)) throw new Error(`${operationId}: path parameter "${name}" is not defined in the document`);
@@ -159,8 +168,11 @@ function resolveParameter(doc: OpenApiDocument, operationId: string, entry: unkn
     spec = target as typeof spec;
   }
   if (typeof spec?.name !== 'string' || !PARAMETER_PLACES.includes(spec.in as ParameterSpec['in'])) {
-    throw new Error(`${operationId}: every parameter needs a name and an "in" of ${PARAMETER_PLACES.join(', ')}`);
+    throw new Error(`${operationId}: every parameter needs a name and an "in" of ${PARAMETER_PLACES.join(' or ')} (the places the gateway validates)`);
   }
+  // Parsed values are kept in plain objects, where such a name would read the prototype's.
+  if (spec.name in Object.prototype) throw new Error(`${operationId}: parameter "${spec.name}" is named like an Object property`);
+  if (typeof spec.schema !== 'object' || spec.schema === null) throw new Error(`${operationId}: parameter "${spec.name}" needs a schema (content is not supported)`);
   return spec as ParameterSpec;
 }
 
