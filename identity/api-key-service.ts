@@ -392,12 +392,13 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     async revoke(accountId, keyId) {
       checkedKeyId(keyId);
       const at = now();
-      // The key and the other half of a roll (its predecessor or successor) end together.
+      // The key and the other half of a roll (its predecessor or successor) end together. Their rows
+      // are locked in key order, with the UPDATE's own lock, as the usage flush locks them.
       const rows = await db.transaction(async (tx) => {
         const pair = await tx.query<{ id: string; hash: string; revoked_at: Date | null }>(
           `SELECT id, hash, revoked_at FROM ${table}
            WHERE account_id = $2 AND (id = $1 OR rolled_to = $1 OR id = (SELECT rolled_to FROM ${table} WHERE id = $1 AND account_id = $2))
-           FOR UPDATE`,
+           ORDER BY id FOR NO KEY UPDATE`,
           [keyId, accountId],
         );
         if (!pair.some((row) => row.id === keyId)) throw keyNotFound();
