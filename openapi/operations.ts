@@ -9,11 +9,12 @@ const MAX_REMEMBERED_SEARCHES = 1000;
 /** A longer query string is parsed every time, so the memory stays small whatever clients send. */
 const MAX_REMEMBERED_SEARCH_LENGTH = 256;
 
+/** A parameter as compiling accepts it (resolveParameter): only the places the gateway validates, always with a schema. */
 interface ParameterSpec {
   name: string;
-  in: 'query' | 'path' | 'header' | 'cookie';
+  in: 'query' | 'path';
   required?: boolean;
-  schema?: { type?: string; default?: unknown; $ref?: string };
+  schema: { type?: string; default?: unknown; $ref?: string };
 }
 
 export interface ApiOperation {
@@ -187,7 +188,7 @@ function compileOperation(
   const pathParams = pathParameterNames(template);
   const pathSpecs = pathParams.map((name) => parameters.find((p) => p.in === 'path' && p.name === name)!);
   const validators = new Map<string, ValidateFunction>();
-  for (const p of parameters) if (p.schema) validators.set(`${p.in}:${p.name}`, compiler.compile(p.schema));
+  for (const p of parameters) validators.set(`${p.in}:${p.name}`, compiler.compile(p.schema));
 
   const requestBody = op.requestBody as { required?: boolean; content?: Record<string, { schema?: unknown }> } | undefined;
   const content = requestBody?.content;
@@ -198,11 +199,11 @@ function compileOperation(
   const deprecatedAt = readInstant(operationId, 'x-deprecated-at', op['x-deprecated-at']);
   const deprecated = op.deprecated === true;
 
-  const checkValue = (where: 'query' | 'path', spec: ParameterSpec, raw: string): unknown => {
+  const checkValue = (spec: ParameterSpec, raw: string): unknown => {
     const value = coerce(spec, raw);
-    const validate = validators.get(`${where}:${spec.name}`);
-    if (validate && !validate(value)) {
-      throw new ApiError('invalid_request', describeSchemaError(`${where} parameter "${spec.name}"`, validate.errors?.[0]).replace(`"${spec.name}" "`, '"'));
+    const validate = validators.get(`${spec.in}:${spec.name}`)!;
+    if (!validate(value)) {
+      throw new ApiError('invalid_request', describeSchemaError(`${spec.in} parameter "${spec.name}"`, validate.errors?.[0]).replace(`"${spec.name}" "`, '"'));
     }
     return value;
   };
@@ -214,12 +215,12 @@ function compileOperation(
       if (!spec) throw new ApiError('invalid_request', `query parameter "${name}" is not supported`);
       const values = search.getAll(name);
       if (values.length > 1) throw new ApiError('invalid_request', `query parameter "${name}" must not be repeated`);
-      out[name] = checkValue('query', spec, values[0]!);
+      out[name] = checkValue(spec, values[0]!);
     }
     for (const spec of queryParams) {
       if (out[spec.name] !== undefined) continue;
       if (spec.required) throw new ApiError('invalid_request', `query parameter "${spec.name}" is required`);
-      if (spec.schema?.default !== undefined) out[spec.name] = spec.schema.default;
+      if (spec.schema.default !== undefined) out[spec.name] = spec.schema.default;
     }
     return out;
   };
@@ -262,7 +263,7 @@ function compileOperation(
         } catch {
           throw new ApiError('invalid_request', `path parameter "${name}" is not valid percent-encoding`);
         }
-        out[name] = checkValue('path', spec, decoded);
+        out[name] = checkValue(spec, decoded);
       });
       return out;
     },
@@ -310,7 +311,7 @@ function checkCacheRules(operations: readonly ApiOperation[]): void {
  * `1.5`, `abc`, `1e2` and `` stay strings and fail the schema's integer type with a clear message.
  */
 function coerce(spec: ParameterSpec, raw: string): unknown {
-  const type = spec.schema?.type;
+  const type = spec.schema.type;
   if ((type === 'integer' || type === 'number') && /^-?\d{1,16}$/.test(raw)) return Number(raw);
   if (type === 'integer' && /^-?\d{17,}$/.test(raw)) return Number.MAX_SAFE_INTEGER + 2; // fails `maximum`/int64 with a clear message
   return raw;
