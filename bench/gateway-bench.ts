@@ -55,10 +55,11 @@ const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 /** Only the paths whose names match (while working on one path); the ratios of paths not run say n/a. */
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
 const children: ChildProcess[] = [];
-// However the bench ends (an error, a closed stdout), no server it started outlives it.
-process.once('exit', () => {
+const stopChildren = () => {
   for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
-});
+};
+// However the bench ends (an error, a closed stdout), no server it started outlives it.
+process.once('exit', stopChildren);
 let database: BenchDatabase | undefined;
 const tmp = mkdtempSync(join(tmpdir(), 'asg-bench-'));
 
@@ -317,7 +318,7 @@ async function main() {
 }
 
 function cleanup() {
-  for (const c of children) if (c.exitCode === null) c.kill('SIGTERM');
+  stopChildren();
   rmSync(tmp, { recursive: true, force: true });
   // After the gateways have let go of it.
   if (database) setTimeout(() => void database!.drop().catch((err: unknown) => console.error('could not drop the bench database', err)), 1000);
