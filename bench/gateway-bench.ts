@@ -8,6 +8,7 @@
  *
  * Paths measured, side by side in one run, all serving the same 20-pet JSON page:
  * - bare Node http serving the bytes from memory (the hit ceiling; also the fast upstream)
+ * - the same with a gateway hit's seven headers (what the contract's headers cost any Node server)
  * - a bare Node proxy to the fast upstream (the miss floor), and http-proxy-middleware alone
  * - nginx proxy_cache hit and nginx reverse proxy to each upstream (the C anchors), when nginx exists
  * - the pet store called directly (the embedded upstream)
@@ -29,7 +30,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { issueKey, signUp } from './support/portal-keys';
 import { buildOnce, builtEntry, CLIENT_CORE, freePort, onCore, PINNED, SERVER_CORE, startGateway, startNodeProcess } from './support/processes';
-import { bareProxyScript, bytesServerScript, expressScript, middlewareProxyScript } from './support/reference-servers';
+import { bareProxyScript, bytesServerScript, hitHeadersServerScript, expressScript, middlewareProxyScript } from './support/reference-servers';
 import { createBenchDatabase, type BenchDatabase } from './support/postgres-database';
 import { rssMb } from './support/machine';
 import { describeStalls, measureMachineStalls } from './support/machine-stalls';
@@ -177,6 +178,9 @@ async function main() {
   // The ceiling: bare Node serving the same bytes, in its own process (wrk runs synchronously here).
   const barePort = await freePort();
   const bare = await startScript(bytesServerScript(page, barePort));
+  // The same with a hit's headers: the part of the hit's gap that is the contract's, not the gateway's.
+  const hitHeadersPort = await freePort();
+  const hitHeaders = await startScript(hitHeadersServerScript(page, hitHeadersPort));
   // The fast upstream of a miss: another such server, so a miss measures the proxy, not the store.
   const fastPort = await freePort();
   const fast = await startScript(bytesServerScript(page, fastPort));
@@ -232,6 +236,7 @@ async function main() {
   const withFastUpstream = (path: BenchPath): BenchPath => ({ ...path, servers: () => [...path.servers(), fast.pid!] });
   const allPaths: BenchPath[] = [
     { name: 'bare Node http (ceiling)', url: `http://127.0.0.1:${barePort}/pets`, servers: () => [bare.pid!] },
+    { name: "bare Node http, a hit's headers", url: `http://127.0.0.1:${hitHeadersPort}/pets`, servers: () => [hitHeaders.pid!] },
     ...(nginx
       ? [
           { name: 'nginx proxy_cache hit', url: `http://127.0.0.1:${nginx.cachePort}/pets`, servers: nginx.workers },
@@ -279,6 +284,7 @@ async function main() {
   const HIT = 'gateway hit, Redis cache + Redis limiter';
   const MISS = 'gateway miss, fast upstream, Redis limiter';
   const BARE = 'bare Node http (ceiling)';
+  const BARE_HEADERS = "bare Node http, a hit's headers";
   const BARE_PROXY = 'bare Node proxy, fast upstream (miss floor)';
   /** A figure across the rounds, as `median ms (rounds min–max)`. */
   const ms = (figure: (round: Map<string, PathResult>) => number | undefined) => {
@@ -306,6 +312,7 @@ async function main() {
     `- **miss** (fast upstream, Redis limiter) / bare Node proxy: ${ratio(MISS, BARE_PROXY)} (target ≥ 0.75×); in-process: ${ratio('gateway miss, fast upstream, in-process', BARE_PROXY)}; CPU per request ${ratio(MISS, BARE_PROXY, 'cpuUs')}; p99 ${p99(MISS)} (target ≤ 10 ms; the bare proxy's ${p99(BARE_PROXY)})`,
     `- http-proxy-middleware alone / bare Node proxy: ${ratio('http-proxy-middleware alone, fast upstream', BARE_PROXY)}; CPU per request ${ratio('http-proxy-middleware alone, fast upstream', BARE_PROXY, 'cpuUs')}; the gateway's miss / it: ${ratio(MISS, 'http-proxy-middleware alone, fast upstream')}`,
     `- **hit** (Redis) / bare Node: ${ratio(HIT, BARE)} (target ≥ 0.7×); in-process: ${ratio('gateway hit, in-process cache', BARE)}; CPU per request ${ratio(HIT, BARE, 'cpuUs')}; p99 ${p99(HIT)} (target ≤ 5 ms; bare Node's ${p99(BARE)})`,
+    `- the hit's seven headers alone: bare Node with them / bare Node ${ratio(BARE_HEADERS, BARE)}; hit (Redis) / bare Node with them ${ratio(HIT, BARE_HEADERS)}; in-process ${ratio('gateway hit, in-process cache', BARE_HEADERS)}`,
     `- **one connection**, p50 added: miss ${added('gateway miss (fast, Redis), 1 connection', 'bare Node proxy, 1 connection')} over the bare Node proxy, hit ${added('gateway hit (Redis), 1 connection', 'bare Node, 1 connection')} over bare Node (target ≤ 0.1 ms each)`,
     `- against nginx: hit (Redis) / proxy_cache hit ${ratio(HIT, 'nginx proxy_cache hit')}; miss / reverse proxy to the fast upstream ${ratio(MISS, 'nginx reverse proxy, fast upstream')}; bare Node proxy / the same ${ratio(BARE_PROXY, 'nginx reverse proxy, fast upstream')}`,
     `- miss to the embedded store (Redis) / nginx reverse proxy to it: ${ratio('gateway miss, Redis', 'nginx reverse proxy (no cache)')}; in-process: ${ratio('gateway miss, in-process', 'nginx reverse proxy (no cache)')} (the store is the limit of both)`,
