@@ -187,8 +187,8 @@ function compileOperation(
   const queryParams = parameters.filter((p) => p.in === 'query');
   const pathParams = pathParameterNames(template);
   const pathSpecs = pathParams.map((name) => parameters.find((p) => p.in === 'path' && p.name === name)!);
-  const validators = new Map<string, ValidateFunction>();
-  for (const p of parameters) validators.set(`${p.in}:${p.name}`, compiler.compile(p.schema));
+  // By the spec itself: a path parameter is checked on every request, with no key to build for it.
+  const validators = new Map<ParameterSpec, ValidateFunction>(parameters.map((p) => [p, compiler.compile(p.schema)]));
 
   const requestBody = op.requestBody as { required?: boolean; content?: Record<string, { schema?: unknown }> } | undefined;
   const content = requestBody?.content;
@@ -201,7 +201,7 @@ function compileOperation(
 
   const checkValue = (spec: ParameterSpec, raw: string): unknown => {
     const value = coerce(spec, raw);
-    const validate = validators.get(`${spec.in}:${spec.name}`)!;
+    const validate = validators.get(spec)!;
     if (!validate(value)) {
       throw new ApiError('invalid_request', describeSchemaError(`${spec.in} parameter "${spec.name}"`, validate.errors?.[0]).replace(`"${spec.name}" "`, '"'));
     }
