@@ -30,7 +30,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { issueKey, signUp } from './support/portal-keys';
 import { buildOnce, builtEntry, CLIENT_CORE, freePort, onCore, PINNED, SERVER_CORE, startGateway, startNodeProcess } from './support/processes';
-import { bareProxyScript, bytesServerScript, hitHeadersServerScript, expressScript, middlewareProxyScript } from './support/reference-servers';
+import { bareProxyScript, bytesServerScript, expressScript, HIT_HEADERS, middlewareProxyScript } from './support/reference-servers';
 import { createBenchDatabase, type BenchDatabase } from './support/postgres-database';
 import { rssMb } from './support/machine';
 import { describeStalls, measureMachineStalls } from './support/machine-stalls';
@@ -180,7 +180,7 @@ async function main() {
   const bare = await startScript(bytesServerScript(page, barePort));
   // The same with a hit's headers: the part of the hit's gap that is the contract's, not the gateway's.
   const hitHeadersPort = await freePort();
-  const hitHeaders = await startScript(hitHeadersServerScript(page, hitHeadersPort));
+  const hitHeaders = await startScript(bytesServerScript(page, hitHeadersPort, HIT_HEADERS));
   // The fast upstream of a miss: another such server, so a miss measures the proxy, not the store.
   const fastPort = await freePort();
   const fast = await startScript(bytesServerScript(page, fastPort));
