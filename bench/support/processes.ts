@@ -79,10 +79,20 @@ export interface NodeProcess {
  * in the project root, on `core` when the bench pins; resolves once its output (stdout and
  * stderr) matches `ready`. Rejects, with what it printed, if it exits first or is not ready
  * within `timeoutMs` (then it is killed). `env` is its whole environment; the bench's own when absent.
+ * `wrap` runs Node under another program (valgrind …), which must exec it or keep its pid.
  */
-export function startNodeProcess(o: { name: string; args: readonly string[]; env?: NodeJS.ProcessEnv; ready: RegExp; core?: number; timeoutMs?: number }): Promise<NodeProcess> {
+export function startNodeProcess(o: {
+  name: string;
+  args: readonly string[];
+  env?: NodeJS.ProcessEnv;
+  ready: RegExp;
+  core?: number;
+  timeoutMs?: number;
+  wrap?: readonly string[];
+}): Promise<NodeProcess> {
   const timeoutMs = o.timeoutMs ?? 60_000;
-  const [command, args] = onCore(o.core, process.execPath, o.args);
+  const [wrapper, ...wrapArgs] = o.wrap ?? [];
+  const [command, args] = wrapper ? onCore(o.core, wrapper, [...wrapArgs, process.execPath, ...o.args]) : onCore(o.core, process.execPath, o.args);
   const child = spawn(command, args, { cwd: ROOT, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
@@ -131,7 +141,7 @@ export interface BenchGateway extends NodeProcess {
  * `npm start`'s entry point in its own process, with its Node flags, on 127.0.0.1 and a port of
  * its choosing; resolves at its ready line.
  */
-export async function startGateway(env: Record<string, string>, timeoutMs = 60_000, options: { core?: number } = {}): Promise<BenchGateway> {
+export async function startGateway(env: Record<string, string>, timeoutMs = 60_000, options: { core?: number; wrap?: readonly string[] } = {}): Promise<BenchGateway> {
   const gateway = await startNodeProcess({
     name: 'gateway',
     args: [...GATEWAY_NODE_FLAGS, builtEntry('gateway/main.ts')],
@@ -139,6 +149,7 @@ export async function startGateway(env: Record<string, string>, timeoutMs = 60_0
     ready: /ready at (http:\/\/\S+)/,
     core: options.core,
     timeoutMs,
+    wrap: options.wrap,
   });
   return { ...gateway, url: gateway.readyMatch[1]! };
 }

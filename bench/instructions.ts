@@ -1,0 +1,172 @@
+/**
+ * Instructions per request: `npm run bench:instructions` (needs valgrind; Redis and PostgreSQL on
+ * 127.0.0.1 for the Redis hit). Writes bench/results/local/instructions.md (untracked), or
+ * bench/results/instructions.md with BENCH_RECORD=1.
+ *
+ * `npm run bench`'s CPU time per request moves by a third from round to round on a busy VM; the
+ * instructions a server's main thread executes for a request hardly move. Each server runs under
+ * valgrind's callgrind with counting off, answers BENCH_INSN_WARMUP requests (V8 has compiled the
+ * hot path by then), and its main thread's instructions are counted over the next
+ * BENCH_INSN_REQUESTS, sent over the same 8 keep-alive connections. V8's compiler and GC helper
+ * threads are left out: their work follows timing, not requests.
+ *
+ * What the count does not see: time in the kernel (reading and writing sockets, most of bare
+ * Node's CPU on these VMs), and the cost of an instruction (a cache miss is one instruction). Under
+ * callgrind a server answers about a thousand requests a second, so a timer's work per second
+ * weighs twenty times what it does at full speed. Use it to compare builds of the same path, and
+ * the gateway with bare Node; `npm run bench` says what it costs in time.
+ *
+ * Paths: bare Node serving the 20-pet page (the hit ceiling), the same with a hit's seven
+ * headers, the gateway's in-process hit and its Redis hit, each started BENCH_INSN_REPEATS times.
+ *
+ * Settings: BENCH_INSN_WARMUP (20000), BENCH_INSN_REQUESTS (10000), BENCH_INSN_REPEATS (2),
+ * BENCH_ONLY (every path), BENCH_REDIS_URL (redis://127.0.0.1:6379/0), BENCH_RECORD (unset).
+ * Method and results: docs/benchmarks.md.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createCallgrind, hasValgrind } from './support/callgrind';
+import { keepAliveLoad } from './support/keep-alive-load';
+import { machineDescription, today } from './support/machine';
+import { issueKey, signUp } from './support/portal-keys';
+import { createBenchDatabase, type BenchDatabase } from './support/postgres-database';
+import { buildOnce, builtEntry, freePort, startGateway, startNodeProcess, type NodeProcess } from './support/processes';
+import { bytesServerScript, HIT_HEADERS } from './support/reference-servers';
+import { readBenchArguments } from './support/bench-arguments';
+import { writeResults } from './support/results-file';
+
+readBenchArguments(__filename);
+
+const ROOT = join(__dirname, '..');
+const WARMUP = Number(process.env.BENCH_INSN_WARMUP ?? 20_000);
+const REQUESTS = Number(process.env.BENCH_INSN_REQUESTS ?? 10_000);
+const REPEATS = Number(process.env.BENCH_INSN_REPEATS ?? 2);
+const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
+const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
+/** Starting under callgrind (the embedded PGlite's WebAssembly above all) takes minutes, not seconds. */
+const START_TIMEOUT_MS = 600_000;
+
+/** One environment for the servers and callgrind_control, which finds a server's pipes by its USER and HOST. */
+const ENV: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir(), HOST: '127.0.0.1' };
+
+interface Server {
+  process: NodeProcess;
+  url: string;
+  headers: Record<string, string>;
+}
+
+interface InstructionPath {
+  name: string;
+  start(wrap: readonly string[]): Promise<Server>;
+}
+
+const stops: Array<() => Promise<unknown>> = [];
+const started: NodeProcess[] = [];
+// However the bench ends (an error, a closed stdout), no server it started outlives it.
+process.once('exit', () => {
+  for (const { child } of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+async function stopAll() {
+  for (const stop of stops.splice(0).reverse()) await stop().catch((err: unknown) => console.error(`cleanup: ${(err as Error).message}`));
+}
+
+async function main() {
+  if (!hasValgrind()) throw new Error('valgrind is not installed: apt-get install -y valgrind');
+  buildOnce();
+  const tmp = mkdtempSync(join(tmpdir(), 'asg-insn-'));
+  stops.push(async () => rmSync(tmp, { recursive: true, force: true }));
+
+  // The upstream of a gateway's first (and only) miss: the pet store with 20 pets, at full speed.
+  const storePort = await freePort();
+  const store = await startNodeProcess({
+    name: 'pet store',
+    args: [builtEntry('petstore/main.ts')],
+    env: { ...ENV, PETSTORE_PORT: String(storePort), DATA_DIR: join(tmp, 'store') },
+    ready: /listening/,
+  });
+  started.push(store);
+  stops.push(store.stop);
+  const storeUrl = `http://127.0.0.1:${storePort}`;
+  for (let i = 0; i < 20; i++) {
+    const res = await fetch(`${storeUrl}/pets`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ name: `Pet number ${i}`, categoryId: 1 + (i % 5) }) });
+    if (res.status !== 201) throw new Error(`seeding the store: ${res.status} ${await res.text()}`);
+  }
+  const page = Buffer.from(await (await fetch(`${storeUrl}/pets`)).arrayBuffer());
+
+  let database: BenchDatabase | undefined;
+  const reference = (headers?: readonly string[]) => async (wrap: readonly string[]): Promise<Server> => {
+    const port = await freePort();
+    // Valgrind echoes the command, script and all: ready is the script's own line, not that echo.
+    const server = await startNodeProcess({ name: 'reference server', args: ['-e', bytesServerScript(page, port, headers)], env: ENV, ready: /^listening$/m, wrap, timeoutMs: START_TIMEOUT_MS });
+    started.push(server);
+    return { process: server, url: `http://127.0.0.1:${port}/pets`, headers: {} };
+  };
+  let runs = 0;
+  const gateway = (redis: boolean) => async (wrap: readonly string[]): Promise<Server> => {
+    const run = runs++;
+    // Its keep-alive connections outlast the pauses of callgrind switching its counting on and off.
+    const env: Record<string, string> = { ...ENV, PRODUCTION_UPSTREAM: storeUrl, DATA_DIR: join(tmp, `gateway-${run}`), RATE_LIMIT_PER_MINUTE: '10000000', KEEP_ALIVE_TIMEOUT_MS: '600000' };
+    if (redis) {
+      database ??= await createBenchDatabase(`asg_bench_insn_${process.pid}`);
+      if (!database) throw new Error('PostgreSQL does not answer on 127.0.0.1:5432: the Redis hit runs on PostgreSQL, as a deployment does');
+      Object.assign(env, database.env, { REDIS_URL, REDIS_KEY_PREFIX: `asginsn:${process.pid}:${run}:` });
+    }
+    const gw = await startGateway(env, START_TIMEOUT_MS, { wrap });
+    started.push(gw);
+    const key = await issueKey(gw.url, await signUp(gw.url, `insn-${run}@example.com`), 'insn');
+    return { process: gw, url: `${gw.url}/v1/pets`, headers: { Authorization: `Bearer ${key}` } };
+  };
+  stops.push(async () => database?.drop());
+
+  const paths: InstructionPath[] = [
+    { name: 'bare Node http (ceiling)', start: reference() },
+    { name: "bare Node http, a hit's headers", start: reference(HIT_HEADERS) },
+    { name: 'gateway hit, in-process cache', start: gateway(false) },
+    { name: 'gateway hit, Redis cache + Redis limiter', start: gateway(true) },
+  ].filter((path) => !ONLY || ONLY.test(path.name));
+
+  const counts = new Map<string, number[]>(paths.map((path) => [path.name, []]));
+  for (let repeat = 1; repeat <= REPEATS; repeat++) {
+    console.error(`repeat ${repeat} of ${REPEATS}`);
+    for (const path of paths) {
+      const dir = mkdtempSync(join(tmp, 'callgrind-'));
+      const callgrind = createCallgrind(dir, ENV);
+      const server = await path.start(callgrind.prefix);
+      const load = keepAliveLoad(server.url, server.headers);
+      try {
+        await load.send(WARMUP);
+        const perRequest = (await callgrind.count(server.process.pid, () => load.send(REQUESTS))) / REQUESTS;
+        counts.get(path.name)!.push(perRequest);
+        console.error(`  ${path.name}: ${Math.round(perRequest)} instructions a request (main thread)`);
+      } finally {
+        load.close();
+        await server.process.stop();
+      }
+    }
+  }
+
+  const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
+  const bare = counts.get('bare Node http (ceiling)');
+  const rows = paths.map((path) => {
+    const values = counts.get(path.name)!;
+    const ratio = bare?.length ? `${(mean(values) / mean(bare)).toFixed(2)}×` : 'n/a';
+    return `| ${path.name} | ${Math.round(mean(values))} | ${values.map((v) => Math.round(v)).join(', ')} | ${ratio} |`;
+  });
+  const report = [
+    `Measured ${today()} on ${machineDescription()}; valgrind's callgrind, main thread only; ${WARMUP} requests of warm-up, then ${REQUESTS} counted, over 8 keep-alive connections; ${REPEATS} runs per path, each a fresh process; gateways run the compiled build (dist/), the Redis one on PostgreSQL; body ${page.length} bytes (20 pets).`,
+    '',
+    '| path | instructions per request (mean) | each run | / bare Node |',
+    '|---|---:|---|---:|',
+    ...rows,
+  ].join('\n');
+  console.log(report);
+  writeResults(ROOT, 'instructions.md', report);
+}
+
+main()
+  .catch((err: unknown) => {
+    console.error(err);
+    process.exitCode = 1;
+  })
+  .finally(stopAll);

@@ -1,0 +1,77 @@
+import type { Socket } from 'node:net';
+import { startRecordingUpstream } from '../../test/support/upstream-double';
+import { keepAliveLoad } from './keep-alive-load';
+
+/** The instruction bench's client: an exact number of requests, on connections that stay the same. */
+describe('keep-alive load', () => {
+  const sockets = new Set<Socket>();
+  let resetRequest = -1;
+  let status = 200;
+  let server: Awaited<ReturnType<typeof startRecordingUpstream>>;
+
+  beforeAll(async () => {
+    server = await startRecordingUpstream((req, res) => {
+      sockets.add(req.socket);
+      // The server drops the connection without an answer, as one does at its keep-alive timeout.
+      if (server.requests.length === resetRequest) return req.socket.destroy();
+      res.statusCode = status;
+      res.end('[]');
+    });
+  });
+  afterAll(() => server?.close());
+  beforeEach(() => {
+    server.requests.length = 0;
+    sockets.clear();
+    resetRequest = -1;
+    status = 200;
+  });
+
+  test('when asked for 100 then 50 requests over 8 connections, then the server receives exactly 150 GETs with the headers, over the same 8 connections', async () => {
+    const load = keepAliveLoad(`${server.url}/pets?limit=5`, { authorization: 'Bearer k' }, 8);
+    try {
+      await load.send(100);
+      expect(server.requests).toHaveLength(100);
+      const first = new Set(sockets);
+      await load.send(50);
+      expect(server.requests).toHaveLength(150);
+      expect(server.requests.every((r) => r.method === 'GET' && r.url === '/pets?limit=5' && r.headers.authorization === 'Bearer k')).toBe(true);
+      expect(first.size).toBeLessThanOrEqual(8);
+      expect(sockets).toEqual(first);
+    } finally {
+      load.close();
+    }
+  });
+
+  test('when the server answers other than 200, then send rejects with the count of each status', async () => {
+    status = 404;
+    const load = keepAliveLoad(server.url, {}, 2);
+    try {
+      await expect(load.send(3)).rejects.toThrow(`${server.url}: answers other than 200: 3 × 404`);
+    } finally {
+      load.close();
+    }
+  });
+
+  test('when the server drops a reused connection unanswered, then that GET is sent again and the count still completes', async () => {
+    resetRequest = 10;
+    const load = keepAliveLoad(server.url, {}, 1);
+    try {
+      await load.send(20);
+      expect(server.requests).toHaveLength(21);
+      expect(sockets.size).toBe(2);
+    } finally {
+      load.close();
+    }
+  });
+
+  test('when the server drops a new connection unanswered, then send rejects with the reset', async () => {
+    resetRequest = 1;
+    const load = keepAliveLoad(server.url, {}, 1);
+    try {
+      await expect(load.send(5)).rejects.toMatchObject({ code: 'ECONNRESET' });
+      expect(server.requests).toHaveLength(1);
+    } finally {
+      load.close();
+    }
+  });
+});
