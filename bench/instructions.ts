@@ -5,23 +5,26 @@
  *
  * `npm run bench`'s CPU time per request moves by a third from round to round on a busy VM; the
  * instructions a server's main thread executes for a request hardly move. Each server runs under
- * valgrind's callgrind with counting off, answers BENCH_INSN_WARMUP requests (V8 has compiled the
- * hot path by then), and its main thread's instructions are counted over the next
- * BENCH_INSN_REQUESTS, sent over the same 8 keep-alive connections. V8's compiler and GC helper
- * threads are left out: their work follows timing, not requests.
+ * valgrind's callgrind with counting off, answers BENCH_INSN_WARMUP requests (V8 has compiled most
+ * of the hot path by then), and its main thread's instructions are counted over the next
+ * BENCH_INSN_REQUESTS, sent over the same 8 keep-alive connections. Helper threads (V8's compiler
+ * and GC, libuv's pool) are left out: their work follows timing, not requests. The gateway
+ * scavenges on its main thread alone (its Node flags), bare Node partly on helpers: the ratio
+ * leans a little against the gateway.
  *
  * What the count does not see: time in the kernel (reading and writing sockets, most of bare
  * Node's CPU on these VMs), and the cost of an instruction (a cache miss is one instruction). Under
- * callgrind a server answers about a thousand requests a second, so a timer's work per second
- * weighs twenty times what it does at full speed. Use it to compare builds of the same path, and
- * the gateway with bare Node; `npm run bench` says what it costs in time.
+ * callgrind a server answers a hundred or so times fewer requests a second (it prints the rate),
+ * so a timer's work per second weighs that many times more. Use it to compare builds of the same
+ * path, and the gateway with bare Node; `npm run bench` says what it costs in time.
  *
  * Paths: bare Node serving the 20-pet page (the hit ceiling), the same with a hit's seven
  * headers, the gateway's in-process hit and its Redis hit, each started BENCH_INSN_REPEATS times.
  *
  * Settings: BENCH_INSN_WARMUP (20000), BENCH_INSN_REQUESTS (10000), BENCH_INSN_REPEATS (2),
- * BENCH_ONLY (every path), BENCH_REDIS_URL (redis://127.0.0.1:6379/0), BENCH_RECORD (unset).
- * Method and results: docs/benchmarks.md.
+ * BENCH_ONLY (every path), BENCH_REDIS_URL (redis://127.0.0.1:6379/0), BENCH_POSTGRES_URL
+ * (postgres://postgres@127.0.0.1:5432/postgres), BENCH_RECORD (unset). Method and results:
+ * docs/benchmarks.md.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,8 +33,9 @@ import { createCallgrind, hasValgrind } from './support/callgrind';
 import { keepAliveLoad } from './support/keep-alive-load';
 import { machineDescription, today } from './support/machine';
 import { issueKey, signUp } from './support/portal-keys';
-import { createBenchDatabase, type BenchDatabase } from './support/postgres-database';
+import { createBenchDatabase, POSTGRES_ADMIN_URL, type BenchDatabase } from './support/postgres-database';
 import { buildOnce, builtEntry, freePort, startGateway, startNodeProcess, type NodeProcess } from './support/processes';
+import { deleteRedisKeys } from './support/redis-keys';
 import { bytesServerScript, HIT_HEADERS } from './support/reference-servers';
 import { readBenchArguments } from './support/bench-arguments';
 import { writeResults } from './support/results-file';
@@ -39,15 +43,19 @@ import { writeResults } from './support/results-file';
 readBenchArguments(__filename);
 
 const ROOT = join(__dirname, '..');
-const WARMUP = Number(process.env.BENCH_INSN_WARMUP ?? 20_000);
-const REQUESTS = Number(process.env.BENCH_INSN_REQUESTS ?? 10_000);
-const REPEATS = Number(process.env.BENCH_INSN_REPEATS ?? 2);
+const WARMUP = positiveInteger('BENCH_INSN_WARMUP', 20_000);
+const REQUESTS = positiveInteger('BENCH_INSN_REQUESTS', 10_000);
+const REPEATS = positiveInteger('BENCH_INSN_REPEATS', 2);
+const CONNECTIONS = 8;
+/** A keep-alive timeout no callgrind stall reaches: a new connection in the count would count its set-up. */
+const KEEP_ALIVE_MS = 600_000;
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
 const ONLY = process.env.BENCH_ONLY ? new RegExp(process.env.BENCH_ONLY, 'i') : undefined;
+const REDIS_KEY_PREFIX = `asginsn:${process.pid}:`;
 /** Starting under callgrind (the embedded PGlite's WebAssembly above all) takes minutes, not seconds. */
 const START_TIMEOUT_MS = 600_000;
 
-/** One environment for the servers and callgrind_control, which finds a server's pipes by its USER and HOST. */
+/** One environment for the servers and callgrind_control, which finds a server's pipes by the user and host names in it. */
 const ENV: Record<string, string> = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: process.env.HOME ?? tmpdir(), HOST: '127.0.0.1' };
 
 interface Server {
@@ -67,6 +75,12 @@ const started: NodeProcess[] = [];
 process.once('exit', () => {
   for (const { child } of started) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 });
+function positiveInteger(name: string, fallback: number): number {
+  const value = Number(process.env[name] ?? fallback);
+  if (!Number.isSafeInteger(value) || value < 1) throw new Error(`${name} must be a positive integer; got ${process.env[name]}`);
+  return value;
+}
+
 async function stopAll() {
   for (const stop of stops.splice(0).reverse()) await stop().catch((err: unknown) => console.error(`cleanup: ${(err as Error).message}`));
 }
@@ -98,24 +112,41 @@ async function main() {
   const reference = (headers?: readonly string[]) => async (wrap: readonly string[]): Promise<Server> => {
     const port = await freePort();
     // Valgrind echoes the command, script and all: ready is the script's own line, not that echo.
-    const server = await startNodeProcess({ name: 'reference server', args: ['-e', bytesServerScript(page, port, headers)], env: ENV, ready: /^listening$/m, wrap, timeoutMs: START_TIMEOUT_MS });
+    // As `npm run bench` runs them, with Node's own flags: part of their scavenging is on helper threads, uncounted.
+    const script = bytesServerScript(page, port, headers, KEEP_ALIVE_MS);
+    const server = await startNodeProcess({ name: 'reference server', args: ['-e', script], env: ENV, ready: /^listening$/m, wrap, timeoutMs: START_TIMEOUT_MS });
     started.push(server);
     return { process: server, url: `http://127.0.0.1:${port}/pets`, headers: {} };
   };
   let runs = 0;
   const gateway = (redis: boolean) => async (wrap: readonly string[]): Promise<Server> => {
     const run = runs++;
-    // Its keep-alive connections outlast the pauses of callgrind switching its counting on and off.
-    const env: Record<string, string> = { ...ENV, PRODUCTION_UPSTREAM: storeUrl, DATA_DIR: join(tmp, `gateway-${run}`), RATE_LIMIT_PER_MINUTE: '10000000', KEEP_ALIVE_TIMEOUT_MS: '600000' };
+    // A day's cache: every counted request is a hit, none a refill.
+    const env: Record<string, string> = {
+      ...ENV,
+      PRODUCTION_UPSTREAM: storeUrl,
+      DATA_DIR: join(tmp, `gateway-${run}`),
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      CACHE_TTL_SECONDS: '86400',
+      KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS),
+    };
     if (redis) {
-      database ??= await createBenchDatabase(`asg_bench_insn_${process.pid}`);
-      if (!database) throw new Error('PostgreSQL does not answer on 127.0.0.1:5432: the Redis hit runs on PostgreSQL, as a deployment does');
-      Object.assign(env, database.env, { REDIS_URL, REDIS_KEY_PREFIX: `asginsn:${process.pid}:${run}:` });
+      if (!database) {
+        database = await createBenchDatabase(`asg_bench_insn_${process.pid}`);
+        if (!database) throw new Error(`PostgreSQL does not answer at ${POSTGRES_ADMIN_URL}: the Redis hit runs on PostgreSQL, as a deployment does`);
+        stops.push(() => deleteRedisKeys(REDIS_URL, REDIS_KEY_PREFIX));
+      }
+      Object.assign(env, database.env, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_KEY_PREFIX}${run}:` });
     }
     const gw = await startGateway(env, START_TIMEOUT_MS, { wrap });
     started.push(gw);
-    const key = await issueKey(gw.url, await signUp(gw.url, `insn-${run}@example.com`), 'insn');
-    return { process: gw, url: `${gw.url}/v1/pets`, headers: { Authorization: `Bearer ${key}` } };
+    try {
+      const key = await issueKey(gw.url, await signUp(gw.url, `insn-${run}@example.com`), 'insn');
+      return { process: gw, url: `${gw.url}/v1/pets`, headers: { Authorization: `Bearer ${key}` } };
+    } catch (err) {
+      await gw.stop();
+      throw err;
+    }
   };
   stops.push(async () => database?.drop());
 
@@ -133,12 +164,17 @@ async function main() {
       const dir = mkdtempSync(join(tmp, 'callgrind-'));
       const callgrind = createCallgrind(dir, ENV);
       const server = await path.start(callgrind.prefix);
-      const load = keepAliveLoad(server.url, server.headers);
+      const load = keepAliveLoad(server.url, server.headers, CONNECTIONS);
       try {
         await load.send(WARMUP);
+        const connections = load.connectionsOpened();
+        const startedAt = performance.now();
         const perRequest = (await callgrind.count(server.process.pid, () => load.send(REQUESTS))) / REQUESTS;
+        const rate = REQUESTS / ((performance.now() - startedAt) / 1000);
+        if (load.connectionsOpened() !== connections) throw new Error(`${path.name}: a connection was opened during the count, which counts its set-up too`);
+        if (perRequest < 1000) throw new Error(`${path.name}: ${perRequest} instructions a request: counting did not run`);
         counts.get(path.name)!.push(perRequest);
-        console.error(`  ${path.name}: ${Math.round(perRequest)} instructions a request (main thread)`);
+        console.error(`  ${path.name}: ${Math.round(perRequest)} instructions a request (main thread), ${rate.toFixed(0)} req/s under callgrind`);
       } finally {
         load.close();
         await server.process.stop();
@@ -154,7 +190,7 @@ async function main() {
     return `| ${path.name} | ${Math.round(mean(values))} | ${values.map((v) => Math.round(v)).join(', ')} | ${ratio} |`;
   });
   const report = [
-    `Measured ${today()} on ${machineDescription()}; valgrind's callgrind, main thread only; ${WARMUP} requests of warm-up, then ${REQUESTS} counted, over 8 keep-alive connections; ${REPEATS} runs per path, each a fresh process; gateways run the compiled build (dist/), the Redis one on PostgreSQL; body ${page.length} bytes (20 pets).`,
+    `Measured ${today()} on ${machineDescription()}; valgrind's callgrind, main thread only; ${WARMUP} requests of warm-up, then ${REQUESTS} counted, over ${CONNECTIONS} keep-alive connections; ${REPEATS} run${REPEATS === 1 ? '' : 's'} per path, each a fresh process; gateways run the compiled build (dist/), the Redis one on PostgreSQL; body ${page.length} bytes (20 pets).`,
     '',
     '| path | instructions per request (mean) | each run | / bare Node |',
     '|---|---:|---|---:|',

@@ -17,7 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Redis from 'ioredis';
+import { deleteRedisKeys } from './support/redis-keys';
 import { percentile } from './support/latency';
 import { loadAverage, machineDescription, rssMb, today } from './support/machine';
 import { runPaced, type PacedOutcome, type PacedRequest } from './support/paced-client';
@@ -107,21 +107,6 @@ async function prepare(gw: BenchGateway, budget: ReturnType<typeof soakBudget>):
     await Promise.all(burst);
   }
   return { production, staging, overLimit, petIds };
-}
-
-async function deleteRedisKeys(url: string, prefix: string): Promise<number> {
-  const redis = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
-  redis.on('error', () => {});
-  await redis.connect();
-  let deleted = 0;
-  let cursor = '0';
-  do {
-    const [next, keys] = await redis.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-    cursor = next;
-    if (keys.length) deleted += await redis.del(...keys);
-  } while (cursor !== '0');
-  redis.disconnect();
-  return deleted;
 }
 
 const ms = (n: number) => (Number.isNaN(n) ? '–' : n.toFixed(2));

@@ -18,10 +18,17 @@ export const HIT_HEADERS: readonly string[] = [
  * alone, the hit ceiling and the fast upstream of a miss; with HIT_HEADERS, the part of a hit's gap
  * that is the contract's headers, which any Node server answering the contract pays.
  */
-export function bytesServerScript(body: Buffer, port: number, headers: readonly string[] = ['content-type', 'application/json; charset=utf-8']): string {
+export function bytesServerScript(
+  body: Buffer,
+  port: number,
+  headers: readonly string[] = ['content-type', 'application/json; charset=utf-8'],
+  /** Node's 5 s unless given: a server under valgrind may stall longer than that between requests. */
+  keepAliveTimeoutMs?: number,
+): string {
+  const options = keepAliveTimeoutMs === undefined ? '' : `{ keepAliveTimeout: ${keepAliveTimeoutMs} }, `;
   return `const body = Buffer.from(${JSON.stringify(body.toString('base64'))}, 'base64');
 const headers = [...${JSON.stringify(headers)}, 'content-length', body.length];
-require('node:http').createServer((q, s) => { s.writeHead(200, headers); s.end(body); })
+require('node:http').createServer(${options}(q, s) => { s.writeHead(200, headers); s.end(body); })
   .listen(${port}, '127.0.0.1', () => console.log('listening'));`;
 }
 
