@@ -29,7 +29,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createCallgrind, hasValgrind } from './support/callgrind';
+import { createCallgrind, requireValgrind } from './support/callgrind';
 import { keepAliveLoad } from './support/keep-alive-load';
 import { machineDescription, today } from './support/machine';
 import { issueKey, signUp } from './support/portal-keys';
@@ -67,6 +67,8 @@ interface Server {
 interface InstructionPath {
   name: string;
   start(wrap: readonly string[]): Promise<Server>;
+  /** Instructions a request, one per run. */
+  counts: number[];
 }
 
 const stops: Array<() => Promise<unknown>> = [];
@@ -86,7 +88,7 @@ async function stopAll() {
 }
 
 async function main() {
-  if (!hasValgrind()) throw new Error('valgrind is not installed: apt-get install -y valgrind');
+  requireValgrind();
   buildOnce();
   const tmp = mkdtempSync(join(tmpdir(), 'asg-insn-'));
   stops.push(async () => rmSync(tmp, { recursive: true, force: true }));
@@ -111,8 +113,7 @@ async function main() {
   let database: BenchDatabase | undefined;
   const reference = (headers?: readonly string[]) => async (wrap: readonly string[]): Promise<Server> => {
     const port = await freePort();
-    // Valgrind echoes the command, script and all: ready is the script's own line, not that echo.
-    // As `npm run bench` runs them, with Node's own flags: part of their scavenging is on helper threads, uncounted.
+    // With Node's own flags, as `npm run bench` runs it. Ready is the script's own line, not valgrind's echo of the command.
     const script = bytesServerScript(page, port, headers, KEEP_ALIVE_MS);
     const server = await startNodeProcess({ name: 'reference server', args: ['-e', script], env: ENV, ready: /^listening$/m, wrap, timeoutMs: START_TIMEOUT_MS });
     started.push(server);
@@ -150,14 +151,14 @@ async function main() {
   };
   stops.push(async () => database?.drop());
 
+  const ceiling: InstructionPath = { name: 'bare Node http (ceiling)', start: reference(), counts: [] };
   const paths: InstructionPath[] = [
-    { name: 'bare Node http (ceiling)', start: reference() },
-    { name: "bare Node http, a hit's headers", start: reference(HIT_HEADERS) },
-    { name: 'gateway hit, in-process cache', start: gateway(false) },
-    { name: 'gateway hit, Redis cache + Redis limiter', start: gateway(true) },
+    ceiling,
+    { name: "bare Node http, a hit's headers", start: reference(HIT_HEADERS), counts: [] },
+    { name: 'gateway hit, in-process cache', start: gateway(false), counts: [] },
+    { name: 'gateway hit, Redis cache + Redis limiter', start: gateway(true), counts: [] },
   ].filter((path) => !ONLY || ONLY.test(path.name));
 
-  const counts = new Map<string, number[]>(paths.map((path) => [path.name, []]));
   for (let repeat = 1; repeat <= REPEATS; repeat++) {
     console.error(`repeat ${repeat} of ${REPEATS}`);
     for (const path of paths) {
@@ -173,7 +174,7 @@ async function main() {
         const rate = REQUESTS / ((performance.now() - startedAt) / 1000);
         if (load.connectionsOpened() !== connections) throw new Error(`${path.name}: a connection was opened during the count, which counts its set-up too`);
         if (perRequest < 1000) throw new Error(`${path.name}: ${perRequest} instructions a request: counting did not run`);
-        counts.get(path.name)!.push(perRequest);
+        path.counts.push(perRequest);
         console.error(`  ${path.name}: ${Math.round(perRequest)} instructions a request (main thread), ${rate.toFixed(0)} req/s under callgrind`);
       } finally {
         load.close();
@@ -183,11 +184,9 @@ async function main() {
   }
 
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-  const bare = counts.get('bare Node http (ceiling)');
-  const rows = paths.map((path) => {
-    const values = counts.get(path.name)!;
-    const ratio = bare?.length ? `${(mean(values) / mean(bare)).toFixed(2)}×` : 'n/a';
-    return `| ${path.name} | ${Math.round(mean(values))} | ${values.map((v) => Math.round(v)).join(', ')} | ${ratio} |`;
+  const rows = paths.map(({ name, counts }) => {
+    const ratio = ceiling.counts.length ? `${(mean(counts) / mean(ceiling.counts)).toFixed(2)}×` : 'n/a';
+    return `| ${name} | ${Math.round(mean(counts))} | ${counts.map((v) => Math.round(v)).join(', ')} | ${ratio} |`;
   });
   const report = [
     `Measured ${today()} on ${machineDescription()}; valgrind's callgrind, main thread only; ${WARMUP} requests of warm-up, then ${REQUESTS} counted, over ${CONNECTIONS} keep-alive connections; ${REPEATS} run${REPEATS === 1 ? '' : 's'} per path, each a fresh process; gateways run the compiled build (dist/), the Redis one on PostgreSQL; body ${page.length} bytes (20 pets).`,

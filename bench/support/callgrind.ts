@@ -54,12 +54,11 @@ export function createCallgrind(dir: string, env: NodeJS.ProcessEnv): Callgrind 
   };
 }
 
-/** Whether valgrind can run here. */
-export function hasValgrind(): boolean {
+/** Valgrind is not one of npm's packages: say how to install it before anything starts. */
+export function requireValgrind(): void {
   try {
     execFileSync('valgrind', ['--version'], { stdio: 'ignore' });
-    return true;
   } catch {
-    return false;
+    throw new Error('valgrind is not installed: apt-get install -y valgrind');
   }
 }

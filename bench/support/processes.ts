@@ -91,8 +91,8 @@ export function startNodeProcess(o: {
   wrap?: readonly string[];
 }): Promise<NodeProcess> {
   const timeoutMs = o.timeoutMs ?? 60_000;
-  const [wrapper, ...wrapArgs] = o.wrap ?? [];
-  const [command, args] = wrapper ? onCore(o.core, wrapper, [...wrapArgs, process.execPath, ...o.args]) : onCore(o.core, process.execPath, o.args);
+  const [program, ...programArgs] = [...(o.wrap ?? []), process.execPath, ...o.args];
+  const [command, args] = onCore(o.core, program!, programArgs);
   const child = spawn(command, args, { cwd: ROOT, env: o.env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
