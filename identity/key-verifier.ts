@@ -67,8 +67,9 @@ export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
     if (!Number.isInteger(value) || value < 1) throw new Error(`createKeyVerifier: ${name} must be a positive integer`);
   }
   // With an injected clock, cache ages follow it too (tests move time instead of sleeping);
-  // otherwise lru-cache keeps its monotonic timer, immune to wall-clock jumps.
-  const timing = options.now ? { perf: { now: () => now().getTime() }, ttlResolution: 0 } : {};
+  // otherwise lru-cache keeps its monotonic clock, immune to wall-clock jumps. Read at every
+  // lookup (ttlResolution 0): its default keeps a reading for 1 ms behind a timer made each time.
+  const timing = options.now ? { perf: { now: () => now().getTime() }, ttlResolution: 0 } : { ttlResolution: 0 };
   const found = new LRUCache<string, CachedKey>({ max, ttl: ttlMs, ...timing });
   const missing = new LRUCache<string, true>({ max: negativeMax, ttl: negativeTtlMs, ...timing });
   // One store lookup per hash at a time, however many requests carry that key.

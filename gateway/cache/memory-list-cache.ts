@@ -13,6 +13,8 @@ export function createMemoryListCache(options: { ttlSeconds: number; maxBytes?: 
     maxSize: options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES,
     sizeCalculation: (stored, key) => entryBytes(key, stored.entry),
     ttl: Math.max(1, options.ttlSeconds) * 1000,
+    // The clock read at every lookup: lru-cache's default keeps a reading for 1 ms behind a timer made each time.
+    ttlResolution: 0,
   });
   return {
     lookup(environment, key) {
