@@ -38,8 +38,8 @@ export function renderError(res: ServerResponse, err: unknown): ApiError {
 /** True while a request that declares a body has not received all of it. */
 export function bodyStillArriving(req: IncomingMessage | undefined): boolean {
   if (!req || req.complete) return false;
-  const length = req.headers['content-length'];
-  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+  const { 'content-length': length, 'transfer-encoding': encoding } = req.headers;
+  return encoding !== undefined || (length !== undefined && length !== '0');
 }
 
 /**

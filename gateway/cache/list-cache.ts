@@ -47,6 +47,34 @@ export function normalisedQueryKey(query: Record<string, unknown>): string {
     .join('&');
 }
 
+/** Names remembered per process at most; past this `entryNames` starts afresh. */
+const MAX_ENTRY_NAMES = 10_000;
+
+/**
+ * The name an environment's entry is kept under in a process's memory, made once per query key.
+ * The list-cache step hands each query's key as the same string every time; a name joined on
+ * every lookup is a new string that the map behind lru-cache flattens, hashes and compares in
+ * full, each a few hundred instructions a hit.
+ */
+export function entryNames(): (environment: string, key: string) => string {
+  const byEnvironment = new Map<string, Map<string, string>>();
+  let count = 0;
+  return function entryName(environment, key) {
+    let names = byEnvironment.get(environment);
+    if (names === undefined) byEnvironment.set(environment, (names = new Map()));
+    let name = names.get(key);
+    if (name === undefined) {
+      if (count === MAX_ENTRY_NAMES) {
+        for (const other of byEnvironment.values()) other.clear();
+        count = 0;
+      }
+      names.set(key, (name = `${environment} ${key}`));
+      count++;
+    }
+    return name;
+  };
+}
+
 /** Bytes of entries a process keeps (CACHE_MAX_BYTES's default). */
 export const DEFAULT_CACHE_MAX_BYTES = 32 * 1024 * 1024;
 

@@ -38,3 +38,16 @@ describe('in-memory list cache: bounded by bytes', () => {
     expect(kept.body.buffer.byteLength).toBe(10);
   });
 });
+
+describe('in-memory list cache: entry names', () => {
+  test('when both environments store the same query, then each finds its own entry, also after more queries than the names it remembers', async () => {
+    const cache = createMemoryListCache({ ttlSeconds: 60, maxBytes: 64 * 1024 * KIB });
+    await cache.store('production', 'limit=20', 0, entry(Buffer.from('production')));
+    await cache.store('staging', 'limit=20', 0, entry(Buffer.from('staging')));
+    for (let i = 0; i < 10_001; i++) found(cache, `limit=20&after=${i}`);
+
+    expect(found(cache, 'limit=20')?.body.toString()).toBe('production');
+    expect((cache.lookup('staging', 'limit=20') as CacheLookup).entry?.body.toString()).toBe('staging');
+    expect(found(cache, 'limit=21')).toBeUndefined();
+  });
+});

@@ -1,7 +1,7 @@
 import { randomInt } from 'node:crypto';
 import { Command, type Redis } from 'ioredis';
 import { LRUCache } from 'lru-cache';
-import { DEFAULT_CACHE_MAX_BYTES, entryBytes, ownedEntry, type CacheLookup, type CachedResponse, type ListCache } from './list-cache';
+import { DEFAULT_CACHE_MAX_BYTES, entryBytes, entryNames, ownedEntry, type CacheLookup, type CachedResponse, type ListCache } from './list-cache';
 import { createGenerationLeases, waitOutLeases } from './generation-lease';
 
 const NEWLINE = 0x0a;
@@ -62,6 +62,7 @@ export function createRedisListCache(options: {
   const genKey = (env: string) => `${prefix}cache:${env}:gen`;
   const entryKey = (env: string, key: string) => `${prefix}cache:${env}:q:${key}`;
   const fillKey = (env: string, key: string) => `${prefix}cache:${env}:fill:${key}`;
+  const nameOf = entryNames();
   const copies = new LRUCache<string, LocalCopy>({
     maxSize: options.localCopyBytes ?? DEFAULT_CACHE_MAX_BYTES,
     sizeCalculation: (copy, key) => entryBytes(key, copy.entry),
@@ -80,7 +81,7 @@ export function createRedisListCache(options: {
   const keep = (environment: string, key: string, generation: number, read: CachedResponse) => {
     // A body read from Redis is a view on the reply's socket buffer; a copy kept for minutes gets its own.
     const entry = ownedEntry(read);
-    copies.set(`${environment} ${key}`, {
+    copies.set(nameOf(environment, key), {
       generation,
       expiresAt: entry.storedAt + ttlMs,
       entry,
@@ -106,7 +107,7 @@ export function createRedisListCache(options: {
 
   return {
     lookup(environment, key) {
-      const copy = copies.get(`${environment} ${key}`);
+      const copy = copies.get(nameOf(environment, key));
       if (!copy || Date.now() >= copy.expiresAt) return readEntry(environment, key);
       const generation = generations.current(environment);
       if (typeof generation === 'number') return generation === copy.generation ? copy.hit : readEntry(environment, key);

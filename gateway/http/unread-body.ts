@@ -21,7 +21,8 @@ export function closeUnreadBodies(server: Server, graceMs: number): void {
   }
   server.on('request', function watchUnreadBody(req: IncomingMessage, res: ServerResponse) {
     // Requests without a body (most of them) pay two header lookups and nothing else.
-    if (req.headers['transfer-encoding'] === undefined && req.headers['content-length'] === undefined) return;
+    const { headers } = req;
+    if (headers['transfer-encoding'] === undefined && headers['content-length'] === undefined) return;
     res.on('finish', responseFinished);
   });
 }
