@@ -21,7 +21,8 @@ const DASH = 0x2d;
  * with the header check: 342 ns for `randomUUID` against 120 ns here (bench figures in
  * docs/benchmarks.md). A batch is 512 ids because each draw from the CSPRNG costs a system call
  * (OpenSSL's fork check, `getpid`): 5 µs a draw on a nested VM, however few its bytes. A slice
- * keeps its batch's text alive, 18 KB, for as long as it lives.
+ * keeps its batch's text alive, 18 KB, for as long as it lives: what keeps an id for long keeps
+ * a copy (gateway/request-log/record-text.ts).
  */
 export function createRequestIds(perBatch = 512): () => string {
   const random = Buffer.alloc(16 * perBatch);

@@ -52,25 +52,25 @@ const MAX_ENTRY_NAMES = 10_000;
 
 /**
  * The name an environment's entry is kept under in a process's memory, made once per query key.
- * The list-cache step hands each query's key as the same string every time; a name joined on
- * every lookup is a new string that the map behind lru-cache flattens, hashes and compares in
- * full, each a few hundred instructions a hit.
+ * The list-cache step usually hands a query's key as the same string (the operation remembers
+ * the parse of a repeated query); a name joined on every lookup is a new string that the map
+ * behind lru-cache flattens, hashes and compares in full, each a few hundred instructions a hit.
  */
-export function entryNames(): (environment: string, key: string) => string {
+export function entryNames(max = MAX_ENTRY_NAMES): (environment: string, key: string) => string {
   const byEnvironment = new Map<string, Map<string, string>>();
   let count = 0;
   return function entryName(environment, key) {
     let names = byEnvironment.get(environment);
-    if (names === undefined) byEnvironment.set(environment, (names = new Map()));
-    let name = names.get(key);
-    if (name === undefined) {
-      if (count === MAX_ENTRY_NAMES) {
-        for (const other of byEnvironment.values()) other.clear();
-        count = 0;
-      }
-      names.set(key, (name = `${environment} ${key}`));
-      count++;
+    let name = names?.get(key);
+    if (name !== undefined) return name;
+    if (count === max) {
+      byEnvironment.clear();
+      names = undefined;
+      count = 0;
     }
+    if (names === undefined) byEnvironment.set(environment, (names = new Map()));
+    names.set(key, (name = `${environment} ${key}`));
+    count++;
     return name;
   };
 }

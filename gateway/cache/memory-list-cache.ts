@@ -14,7 +14,7 @@ export function createMemoryListCache(options: { ttlSeconds: number; maxBytes?: 
     maxSize: options.maxBytes ?? DEFAULT_CACHE_MAX_BYTES,
     sizeCalculation: (stored, key) => entryBytes(key, stored.entry),
     ttl: Math.max(1, options.ttlSeconds) * 1000,
-    // The clock read at every lookup: lru-cache's default keeps a reading for 1 ms behind a timer made each time.
+    // The clock read at every lookup: lru-cache's default keeps a reading for 1 ms behind a timer, a timer a millisecond under load.
     ttlResolution: 0,
   });
   return {

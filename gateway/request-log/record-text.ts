@@ -46,7 +46,9 @@ export class RecordText {
   keepStrings(columns: RecordColumns, i: number, requestId: string, apiPath: string, search: string): void {
     const { ends, used } = this;
     ends[3 * i] = ends[3 * i + 1] = ends[3 * i + 2] = used;
-    columns.requestIds[i] = requestId;
+    // A copy of its own: a fresh id is a slice of its batch's 18 KB text (lib/request-id.ts), which
+    // an in-memory log keeping the record for a day would keep too. The copy is exact (ASCII).
+    columns.requestIds[i] = Buffer.from(requestId, 'latin1').toString('latin1');
     columns.apiPaths[i] = apiPath;
     columns.searches[i] = search;
   }
