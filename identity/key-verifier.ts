@@ -69,7 +69,7 @@ export function createKeyVerifier(options: KeyVerifierOptions): KeyVerifier {
   // With an injected clock, cache ages follow it too (tests move time instead of sleeping);
   // otherwise lru-cache keeps its monotonic clock, immune to wall-clock jumps. Read at every
   // lookup (ttlResolution 0): its default keeps a reading for 1 ms behind a timer, a timer a millisecond under load.
-  const timing = options.now ? { perf: { now: () => now().getTime() }, ttlResolution: 0 } : { ttlResolution: 0 };
+  const timing = { ttlResolution: 0, ...(options.now && { perf: { now: () => now().getTime() } }) };
   const found = new LRUCache<string, CachedKey>({ max, ttl: ttlMs, ...timing });
   const missing = new LRUCache<string, true>({ max: negativeMax, ttl: negativeTtlMs, ...timing });
   // One store lookup per hash at a time, however many requests carry that key.

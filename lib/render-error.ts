@@ -1,5 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { ApiError, toApiError } from './api-error';
+import { declaresBody } from './read-json-body';
 
 /** An Error body and the headers every Error response carries, whichever way it is sent. */
 function errorMessage(apiError: ApiError): { body: string; headers: Array<[string, string | number]> } {
@@ -37,9 +38,7 @@ export function renderError(res: ServerResponse, err: unknown): ApiError {
 
 /** True while a request that declares a body has not received all of it. */
 export function bodyStillArriving(req: IncomingMessage | undefined): boolean {
-  if (!req || req.complete) return false;
-  const { 'content-length': length, 'transfer-encoding': encoding } = req.headers;
-  return encoding !== undefined || (length !== undefined && length !== '0');
+  return req !== undefined && !req.complete && declaresBody(req);
 }
 
 /**
