@@ -14,15 +14,17 @@
  * - the pet store called directly (the embedded upstream)
  * - the gateway: cache hit, and cache miss to the store and to the fast upstream, with the
  *   in-process cache and limiter and with Redis
+ * - at one connection, the p50 the gateway adds over bare Node (hit) and the bare proxy (miss),
+ *   the two taking turns on one connection each (support/paired-latency.ts)
  * The Redis gateways keep their accounts in PostgreSQL when it answers (BENCH_POSTGRES_URL), as
  * a deployment with Redis does; the in-process ones in the embedded PGlite, as `npm start` does.
  * With two cores, every server runs on core 0 and wrk on core 1 (BENCH_PIN=0: unpinned);
  * BENCH_ONLY=<regex> runs only the paths whose names match it.
  *
  * Settings: BENCH_ROUNDS (5), BENCH_DURATION (5s), BENCH_CONNECTIONS (50), BENCH_WARMUP (2s),
- * BENCH_REWARM (1s), BENCH_STALL_SECONDS (5), BENCH_PIN (on), BENCH_ONLY (every path),
- * BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres), BENCH_REDIS_URL
- * (redis://127.0.0.1:6379/0), BENCH_RECORD (unset). Method and results: docs/benchmarks.md.
+ * BENCH_REWARM (1s), BENCH_PAIRED_REQUESTS (2000), BENCH_STALL_SECONDS (5), BENCH_PIN (on),
+ * BENCH_ONLY (every path), BENCH_POSTGRES_URL (postgres://postgres@127.0.0.1:5432/postgres),
+ * BENCH_REDIS_URL (redis://127.0.0.1:6379/0), BENCH_RECORD (unset). Method and results: docs/benchmarks.md.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -37,6 +39,8 @@ import { describeStalls, measureMachineStalls } from './support/machine-stalls';
 import { childPids, cpuSeconds } from './support/process-cpu';
 import { gcPauses, meanScavengeMs, pausesBetween, type GcPauses } from './support/gc-pauses';
 import { requireWrk, runWrk, type WrkResult } from './support/wrk';
+import { percentile } from './support/latency';
+import { pairedLatency, type PairedTarget } from './support/paired-latency';
 import { readBenchArguments } from './support/bench-arguments';
 import { writeResults } from './support/results-file';
 
@@ -50,6 +54,9 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const WARMUP = process.env.BENCH_WARMUP ?? '2s';
 /** Before every later run too: a server idle while the other paths ran (V8 shrinks an idle heap) is measured back in its steady state. */
 const REWARM = process.env.BENCH_REWARM ?? '1s';
+/** Requests each server of a one-connection pair answers per round, taking turns in blocks of PAIRED_BLOCK. */
+const PAIRED_REQUESTS = Number(process.env.BENCH_PAIRED_REQUESTS ?? 2000);
+const PAIRED_BLOCK = 20;
 /** How long the machine's own stalls are measured, with every server idle, before the first round and after the last. */
 const STALL_SECONDS = Number(process.env.BENCH_STALL_SECONDS ?? 5);
 const REDIS_URL = process.env.BENCH_REDIS_URL ?? 'redis://127.0.0.1:6379/0';
@@ -111,6 +118,12 @@ async function wrk(path: BenchPath, firstRound: boolean): Promise<PathResult> {
     `  ${path.name}: ${result.rps.toFixed(0)} req/s, p50 ${result.p50.toFixed(3)} ms, p99 ${result.p99.toFixed(3)} ms, ${result.cpuUs.toFixed(1)} µs CPU/req, errors ${result.errors}${gc ? `, ${describeGc(gc)}` : ''}`,
   );
   return result;
+}
+
+/** A gateway's one-connection p50 and its reference's, taking turns (ms). */
+interface PairedP50s {
+  gatewayP50: number;
+  referenceP50: number;
 }
 
 const describeGc = (gc: GcPauses) =>
@@ -260,6 +273,14 @@ async function main() {
     withFastUpstream({ name: 'gateway miss (fast, Redis), 1 connection', ...gatewayPath('redis-fast-miss'), connections: 1 }),
   ];
   const paths = ONLY ? allPaths.filter((p) => ONLY.test(p.name)) : allPaths;
+  // The one-connection p50 a gateway adds, measured with its reference taking turns (paired-latency.ts).
+  const gatewayTarget = (g: string, name: string): PairedTarget => ({ name, url: `${gateways[g]!.url}/v1/pets`, headers: { Authorization: `Bearer ${gateways[g]!.key}` } });
+  const allPairs = [
+    { name: 'one connection, paired: miss', gateway: gatewayTarget('redis-fast-miss', 'gateway miss (fast, Redis)'), reference: { name: 'bare Node proxy', url: `http://127.0.0.1:${bareProxyPort}/pets` } },
+    { name: 'one connection, paired: hit', gateway: gatewayTarget('redis', 'gateway hit (Redis)'), reference: { name: 'bare Node', url: `http://127.0.0.1:${barePort}/pets` } },
+  ];
+  const pairs = ONLY ? allPairs.filter((p) => ONLY.test(p.name)) : allPairs;
+  const pairedRounds: Array<Map<string, PairedP50s>> = [];
   const stallsBefore = await measureMachineStalls(STALL_SECONDS);
   console.error(`machine stalls before the runs: ${describeStalls(stallsBefore)}`);
   const rounds: Array<Map<string, PathResult>> = [];
@@ -268,15 +289,24 @@ async function main() {
     const results = new Map<string, PathResult>();
     for (const path of paths) results.set(path.name, await wrk(path, round === 0));
     rounds.push(results);
+    const paired = new Map<string, PairedP50s>();
+    for (const pair of pairs) {
+      const [reference, gateway] = await pairedLatency([pair.reference, pair.gateway], { requests: PAIRED_REQUESTS, block: PAIRED_BLOCK });
+      const result = { gatewayP50: percentile(gateway!, 0.5), referenceP50: percentile(reference!, 0.5) };
+      console.error(`  ${pair.name}: p50 ${result.gatewayP50.toFixed(3)} ms, the reference's ${result.referenceP50.toFixed(3)} ms, added ${(result.gatewayP50 - result.referenceP50).toFixed(3)} ms`);
+      paired.set(pair.name, result);
+    }
+    pairedRounds.push(paired);
   }
   const stallsAfter = await measureMachineStalls(STALL_SECONDS);
   const rss = Object.fromEntries(Object.entries(gateways).map(([n, g]) => [n, Math.round(rssMb(g.pid))]));
 
   /** Median over the rounds of a figure of one path, or of a ratio computed within each round. */
-  const across = (figure: (round: Map<string, PathResult>) => number | undefined) => {
-    const values = rounds.map(figure).filter((v): v is number => v !== undefined && Number.isFinite(v));
+  const acrossOf = <R>(list: R[], figure: (round: R) => number | undefined) => {
+    const values = list.map(figure).filter((v): v is number => v !== undefined && Number.isFinite(v));
     return values.length ? { median: median(values), min: Math.min(...values), max: Math.max(...values) } : undefined;
   };
+  const across = (figure: (round: Map<string, PathResult>) => number | undefined) => acrossOf(rounds, figure);
   const ratio = (a: string, b: string, figure: 'rps' | 'cpuUs' = 'rps') => {
     const r = across((round) => (round.get(a) && round.get(b) ? round.get(a)![figure] / round.get(b)![figure] : undefined));
     return r ? `**${r.median.toFixed(2)}×** (rounds ${r.min.toFixed(2)}–${r.max.toFixed(2)})` : 'n/a';
@@ -287,12 +317,14 @@ async function main() {
   const BARE_HEADERS = "bare Node http, a hit's headers";
   const BARE_PROXY = 'bare Node proxy, fast upstream (miss floor)';
   /** A figure across the rounds, as `median ms (rounds min–max)`. */
-  const ms = (figure: (round: Map<string, PathResult>) => number | undefined) => {
-    const r = across(figure);
-    return r ? `**${r.median.toFixed(3)} ms** (rounds ${r.min.toFixed(3)}–${r.max.toFixed(3)})` : 'n/a';
-  };
+  const msText = (r: ReturnType<typeof across>) => (r ? `**${r.median.toFixed(3)} ms** (rounds ${r.min.toFixed(3)}–${r.max.toFixed(3)})` : 'n/a');
+  const ms = (figure: (round: Map<string, PathResult>) => number | undefined) => msText(across(figure));
   const p99 = (name: string) => ms((round) => round.get(name)?.p99);
   const added = (a: string, b: string) => ms((round) => (round.get(a) && round.get(b) ? round.get(a)!.p50 - round.get(b)!.p50 : undefined));
+  /** A pair's figure across the rounds, as `median ms (rounds min–max)`. */
+  const pairedMs = (name: string, figure: (r: PairedP50s) => number) => msText(acrossOf(pairedRounds, (round) => (round.has(name) ? figure(round.get(name)!) : undefined)));
+  const pairedAdded = (name: string) =>
+    `${pairedMs(name, (r) => r.gatewayP50 - r.referenceP50)} (p50 ${pairedMs(name, (r) => r.gatewayP50)}, the reference's ${pairedMs(name, (r) => r.referenceP50)})`;
   const lines = [
     `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} interleaved rounds of ${DURATION} per path (a ${WARMUP} warm-up before the first, ${REWARM} before each later one); ${PINNED ? `servers on core ${SERVER_CORE}, wrk on core ${CLIENT_CORE}` : 'unpinned'}; Redis gateways on ${database ? 'PostgreSQL' : 'PGlite (PostgreSQL did not answer)'}, in-process ones on PGlite; medians of the rounds; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
     '',
@@ -313,7 +345,8 @@ async function main() {
     `- http-proxy-middleware alone / bare Node proxy: ${ratio('http-proxy-middleware alone, fast upstream', BARE_PROXY)}; CPU per request ${ratio('http-proxy-middleware alone, fast upstream', BARE_PROXY, 'cpuUs')}; the gateway's miss / it: ${ratio(MISS, 'http-proxy-middleware alone, fast upstream')}`,
     `- **hit** (Redis) / bare Node: ${ratio(HIT, BARE)} (target ≥ 0.7×); in-process: ${ratio('gateway hit, in-process cache', BARE)}; CPU per request ${ratio(HIT, BARE, 'cpuUs')}; p99 ${p99(HIT)} (target ≤ 5 ms; bare Node's ${p99(BARE)})`,
     `- the hit's seven headers alone: bare Node with them / bare Node ${ratio(BARE_HEADERS, BARE)}; hit (Redis) / bare Node with them ${ratio(HIT, BARE_HEADERS)}; in-process ${ratio('gateway hit, in-process cache', BARE_HEADERS)}`,
-    `- **one connection**, p50 added: miss ${added('gateway miss (fast, Redis), 1 connection', 'bare Node proxy, 1 connection')} over the bare Node proxy, hit ${added('gateway hit (Redis), 1 connection', 'bare Node, 1 connection')} over bare Node (target ≤ 0.1 ms each)`,
+    `- **one connection**, p50 added, the gateway and its reference taking turns (${PAIRED_REQUESTS} requests each a round, in blocks of ${PAIRED_BLOCK}): miss ${pairedAdded('one connection, paired: miss')} over the bare Node proxy; hit ${pairedAdded('one connection, paired: hit')} over bare Node (target ≤ 0.1 ms each)`,
+    `- one connection, p50 added, from the separate wrk runs of the table: miss ${added('gateway miss (fast, Redis), 1 connection', 'bare Node proxy, 1 connection')}, hit ${added('gateway hit (Redis), 1 connection', 'bare Node, 1 connection')}`,
     `- against nginx: hit (Redis) / proxy_cache hit ${ratio(HIT, 'nginx proxy_cache hit')}; miss / reverse proxy to the fast upstream ${ratio(MISS, 'nginx reverse proxy, fast upstream')}; bare Node proxy / the same ${ratio(BARE_PROXY, 'nginx reverse proxy, fast upstream')}`,
     `- miss to the embedded store (Redis) / nginx reverse proxy to it: ${ratio('gateway miss, Redis', 'nginx reverse proxy (no cache)')}; in-process: ${ratio('gateway miss, in-process', 'nginx reverse proxy (no cache)')} (the store is the limit of both)`,
     `- gateway hit (Redis) / plain Express 5: ${ratio(HIT, 'plain Express 5 app, same bytes')}`,
