@@ -274,10 +274,10 @@ async function main() {
   ];
   const paths = ONLY ? allPaths.filter((p) => ONLY.test(p.name)) : allPaths;
   // The one-connection p50 a gateway adds, measured with its reference taking turns (paired-latency.ts).
-  const gatewayTarget = (g: string, name: string): PairedTarget => ({ name, url: `${gateways[g]!.url}/v1/pets`, headers: { Authorization: `Bearer ${gateways[g]!.key}` } });
+  const onePath = (name: string): PairedTarget => allPaths.find((p) => p.name === name)!;
   const allPairs = [
-    { name: 'one connection, paired: miss', gateway: gatewayTarget('redis-fast-miss', 'gateway miss (fast, Redis)'), reference: { name: 'bare Node proxy', url: `http://127.0.0.1:${bareProxyPort}/pets` } },
-    { name: 'one connection, paired: hit', gateway: gatewayTarget('redis', 'gateway hit (Redis)'), reference: { name: 'bare Node', url: `http://127.0.0.1:${barePort}/pets` } },
+    { name: 'one connection, paired: miss', gateway: onePath('gateway miss (fast, Redis), 1 connection'), reference: onePath('bare Node proxy, 1 connection') },
+    { name: 'one connection, paired: hit', gateway: onePath('gateway hit (Redis), 1 connection'), reference: onePath('bare Node, 1 connection') },
   ];
   const pairs = ONLY ? allPairs.filter((p) => ONLY.test(p.name)) : allPairs;
   const pairedRounds: Array<Map<string, PairedP50s>> = [];

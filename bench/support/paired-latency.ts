@@ -1,3 +1,4 @@
+import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 
 /** Long enough for a server under load; a request past it means the server has hung. */
@@ -67,10 +68,7 @@ async function openConnection(target: PairedTarget): Promise<Connection> {
   const request = Buffer.from(`GET ${pathname}${search} HTTP/1.1\r\nHost: ${host}\r\n${lines.join('')}\r\n`, 'latin1');
   const socket: Socket = connect(Number(port), hostname);
   socket.setNoDelay(true);
-  await new Promise<void>((resolve, reject) => {
-    socket.once('connect', resolve);
-    socket.once('error', reject);
-  });
+  await once(socket, 'connect');
 
   let received: Buffer = Buffer.alloc(0);
   let answerLength = -1;
