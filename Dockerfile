@@ -28,4 +28,4 @@ USER node
 EXPOSE 8080
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 CMD node -e "fetch('http://127.0.0.1:8080/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 # The gateway's Node flags, kept in step with npm start and the bench (test/node-flags.test.ts); why each: bench/support/processes.ts.
-CMD ["node", "--max-semi-space-size=32", "--min-semi-space-size=32", "--no-allocation-site-pretenuring", "--no-parallel-scavenge", "--no-memory-reducer", "dist/gateway/main.js"]
+CMD ["node", "--max-semi-space-size=32", "--min-semi-space-size=32", "--no-allocation-site-pretenuring", "--no-parallel-scavenge", "--no-memory-reducer", "--heap-growing-percent=100", "dist/gateway/main.js"]
