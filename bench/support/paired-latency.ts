@@ -72,12 +72,11 @@ async function openConnection(target: PairedTarget): Promise<Connection> {
 
   let received: Buffer = Buffer.alloc(0);
   let answerLength = -1;
-  let pending: { resolve: () => void; reject: (err: Error) => void; timer: NodeJS.Timeout } | undefined;
+  let pending: { resolve: () => void; reject: (err: Error) => void } | undefined;
   const settle = (err?: Error) => {
     const p = pending;
     if (!p) return;
     pending = undefined;
-    clearTimeout(p.timer);
     if (err) p.reject(err);
     else p.resolve();
   };
@@ -106,13 +105,14 @@ async function openConnection(target: PairedTarget): Promise<Connection> {
   });
   socket.on('error', (err) => fail(err.message));
   socket.on('close', () => fail('closed the connection'));
+  // The socket's own idle timer, which every read and write refreshes: no timer made per request.
+  socket.setTimeout(REQUEST_TIMEOUT_MS, () => fail(`no answer within ${REQUEST_TIMEOUT_MS} ms`));
 
   return {
     get: () =>
       new Promise<void>((resolve, reject) => {
         if (socket.destroyed) return reject(new Error(`${target.name} (${target.url}): the connection is closed`));
-        const timer = setTimeout(() => fail(`no answer within ${REQUEST_TIMEOUT_MS} ms`), REQUEST_TIMEOUT_MS);
-        pending = { resolve, reject, timer };
+        pending = { resolve, reject };
         socket.write(request);
       }),
     close: () => {
