@@ -106,7 +106,10 @@ async function openConnection(target: PairedTarget): Promise<Connection> {
   socket.on('error', (err) => fail(err.message));
   socket.on('close', () => fail('closed the connection'));
   // The socket's own idle timer, which every read and write refreshes: no timer made per request.
-  socket.setTimeout(REQUEST_TIMEOUT_MS, () => fail(`no answer within ${REQUEST_TIMEOUT_MS} ms`));
+  // Idle between turns is no failure; only a request waiting for its answer times out.
+  socket.setTimeout(REQUEST_TIMEOUT_MS, () => {
+    if (pending) fail(`no answer within ${REQUEST_TIMEOUT_MS} ms`);
+  });
 
   return {
     get: () =>

@@ -15,21 +15,14 @@ export function buildOnce(): void {
 
 /**
  * The Node flags `npm start` and the Docker image run the gateway with (test/node-flags.test.ts
- * keeps the three in step). A 32 MB young generation instead of V8's 16 MB halves the number of
- * scavenges; on the cache-hit path that measured about 20 % more requests per second. Its minimum
- * is the same 32 MB: otherwise V8's memory reducer shrinks an idle gateway's young generation to
- * 1 MB, and the next burst runs its first seconds with three times the scavenges while it grows
- * back (hits cost 4–5 % more CPU in the bench, where each gateway idles between its runs). Without
- * allocation-site pretenuring, no run fell into the mode (one run in four with it) where every
- * scavenge promoted 0.8–5.7 MB and took 4–19 ms. A scavenge's ~165 KB of survivors is copied
- * faster by the main thread alone than split among helpers competing for a 2-core machine
- * (mean pause 0.7 against 1.2 ms). Without the memory reducer an idle gateway keeps the old
- * generation's room it had under load, where the reducer's idle mark-compact cut it to just above
- * the live heap and the next burst met mark-compacts. With the old generation's next limit at
- * twice what a mark-compact left (`--heap-growing-percent=100`), a gateway promoting little meets a
- * mark-compact a quarter as often: V8's own factor is then 1.1, marking starts once a young
- * generation's worth below the limit, and every 8 MB promoted cost a mark-compact: a pause of
- * 2.4–17 ms and incremental steps of up to 22 ms. Figures in docs/benchmarks.md.
+ * keeps the three in step); what each bought is measured in docs/benchmarks.md ("GC flags"):
+ * - a 32 MB young generation, at least as well as at most: half the scavenges, and no shrinking
+ *   to 1 MB while idle that the next burst pays for;
+ * - no allocation-site pretenuring: no mode where every scavenge promotes megabytes;
+ * - no parallel scavenge: on 2 cores the helpers compete with the client, and the pause is longer;
+ * - no memory reducer: an idle gateway keeps the old generation's room it had under load;
+ * - the old generation's next limit at twice its live size: V8's own factor for a gateway that
+ *   promotes little is 1.1, a mark-compact for every 8 MB promoted.
  */
 export const GATEWAY_NODE_FLAGS = ['--max-semi-space-size=32', '--min-semi-space-size=32', '--no-allocation-site-pretenuring', '--no-parallel-scavenge', '--no-memory-reducer', '--heap-growing-percent=100'];
 
