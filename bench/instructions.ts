@@ -16,10 +16,14 @@
  * Node's CPU on these VMs), and the cost of an instruction (a cache miss is one instruction). Under
  * callgrind a server answers a hundred or so times fewer requests a second (it prints the rate),
  * so a timer's work per second weighs that many times more. Use it to compare builds of the same
- * path, and the gateway with bare Node; `npm run bench` says what it costs in time.
+ * path, and the gateway with its floor; `npm run bench` says what it costs in time.
  *
  * Paths: bare Node serving the 20-pet page (the hit ceiling), the same with a hit's seven
- * headers, the gateway's in-process hit and its Redis hit, each started BENCH_INSN_REPEATS times.
+ * headers, the gateway's in-process hit and its Redis hit; and the miss to a fast upstream (bare
+ * Node serving the page, not itself counted): the bare Node proxy (the miss floor),
+ * http-proxy-middleware alone, and the gateway's in-process and Redis misses. Each is started
+ * BENCH_INSN_REPEATS times, and compared with its floor: a hit with bare Node, a miss with the
+ * bare proxy.
  *
  * Settings: BENCH_INSN_WARMUP (20000), BENCH_INSN_REQUESTS (10000), BENCH_INSN_REPEATS (2),
  * BENCH_ONLY (every path), BENCH_REDIS_URL (redis://127.0.0.1:6379/0), BENCH_POSTGRES_URL
@@ -36,7 +40,7 @@ import { issueKey, signUp } from './support/portal-keys';
 import { createBenchDatabase, POSTGRES_ADMIN_URL, type BenchDatabase } from './support/postgres-database';
 import { buildOnce, builtEntry, freePort, startGateway, startNodeProcess, type NodeProcess } from './support/processes';
 import { deleteRedisKeys } from './support/redis-keys';
-import { bytesServerScript, HIT_HEADERS } from './support/reference-servers';
+import { bareProxyScript, bytesServerScript, HIT_HEADERS, middlewareProxyScript } from './support/reference-servers';
 import { readBenchArguments } from './support/bench-arguments';
 import { writeResults } from './support/results-file';
 
@@ -69,6 +73,8 @@ interface InstructionPath {
   start(wrap: readonly string[]): Promise<Server>;
   /** Instructions a request, one per run. */
   counts: number[];
+  /** What the path is compared with: bare Node for a hit, the bare proxy for a miss. */
+  floor?: InstructionPath;
 }
 
 const stops: Array<() => Promise<unknown>> = [];
@@ -110,25 +116,31 @@ async function main() {
   }
   const page = Buffer.from(await (await fetch(`${storeUrl}/pets`)).arrayBuffer());
 
+  // The upstream of every miss: bare Node serving the page from memory, at full speed, not counted.
+  const fastPort = await freePort();
+  const fast = await startNodeProcess({ name: 'fast upstream', args: ['-e', bytesServerScript(page, fastPort, undefined, KEEP_ALIVE_MS)], env: ENV, ready: /^listening$/m });
+  started.push(fast);
+  stops.push(fast.stop);
+  const fastUrl = `http://127.0.0.1:${fastPort}`;
+
   let database: BenchDatabase | undefined;
-  const reference = (headers?: readonly string[]) => async (wrap: readonly string[]): Promise<Server> => {
+  const reference = (script: (port: number) => string) => async (wrap: readonly string[]): Promise<Server> => {
     const port = await freePort();
     // With Node's own flags, as `npm run bench` runs it. Ready is the script's own line, not valgrind's echo of the command.
-    const script = bytesServerScript(page, port, headers, KEEP_ALIVE_MS);
-    const server = await startNodeProcess({ name: 'reference server', args: ['-e', script], env: ENV, ready: /^listening$/m, wrap, timeoutMs: START_TIMEOUT_MS });
+    const server = await startNodeProcess({ name: 'reference server', args: ['-e', script(port)], env: ENV, ready: /^listening$/m, wrap, timeoutMs: START_TIMEOUT_MS });
     started.push(server);
     return { process: server, url: `http://127.0.0.1:${port}/pets`, headers: {} };
   };
   let runs = 0;
-  const gateway = (redis: boolean) => async (wrap: readonly string[]): Promise<Server> => {
+  const gateway = (redis: boolean, miss = false) => async (wrap: readonly string[]): Promise<Server> => {
     const run = runs++;
-    // A day's cache: every counted request is a hit, none a refill.
+    // A hit: a day's cache, so every counted request is a hit, none a refill. A miss: no cache, the fast upstream.
     const env: Record<string, string> = {
       ...ENV,
-      PRODUCTION_UPSTREAM: storeUrl,
+      PRODUCTION_UPSTREAM: miss ? fastUrl : storeUrl,
       DATA_DIR: join(tmp, `gateway-${run}`),
       RATE_LIMIT_PER_MINUTE: '10000000',
-      CACHE_TTL_SECONDS: '86400',
+      CACHE_TTL_SECONDS: miss ? '0' : '86400',
       KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS),
     };
     if (redis) {
@@ -151,12 +163,17 @@ async function main() {
   };
   stops.push(async () => database?.drop());
 
-  const ceiling: InstructionPath = { name: 'bare Node http (ceiling)', start: reference(), counts: [] };
+  const ceiling: InstructionPath = { name: 'bare Node http (ceiling)', start: reference((port) => bytesServerScript(page, port, undefined, KEEP_ALIVE_MS)), counts: [] };
+  const bareProxy: InstructionPath = { name: 'bare Node proxy, fast upstream (miss floor)', start: reference((port) => bareProxyScript(fastPort, port, KEEP_ALIVE_MS)), counts: [] };
   const paths: InstructionPath[] = [
     ceiling,
-    { name: "bare Node http, a hit's headers", start: reference(HIT_HEADERS), counts: [] },
-    { name: 'gateway hit, in-process cache', start: gateway(false), counts: [] },
-    { name: 'gateway hit, Redis cache + Redis limiter', start: gateway(true), counts: [] },
+    { name: "bare Node http, a hit's headers", start: reference((port) => bytesServerScript(page, port, HIT_HEADERS, KEEP_ALIVE_MS)), counts: [], floor: ceiling },
+    { name: 'gateway hit, in-process cache', start: gateway(false), counts: [], floor: ceiling },
+    { name: 'gateway hit, Redis cache + Redis limiter', start: gateway(true), counts: [], floor: ceiling },
+    bareProxy,
+    { name: 'http-proxy-middleware alone, fast upstream', start: reference((port) => middlewareProxyScript(fastPort, port, KEEP_ALIVE_MS)), counts: [], floor: bareProxy },
+    { name: 'gateway miss, fast upstream, in-process', start: gateway(false, true), counts: [], floor: bareProxy },
+    { name: 'gateway miss, fast upstream, Redis limiter', start: gateway(true, true), counts: [], floor: bareProxy },
   ].filter((path) => !ONLY || ONLY.test(path.name));
 
   for (let repeat = 1; repeat <= REPEATS; repeat++) {
@@ -184,14 +201,15 @@ async function main() {
   }
 
   const mean = (values: number[]) => values.reduce((a, b) => a + b, 0) / values.length;
-  const rows = paths.map(({ name, counts }) => {
-    const ratio = ceiling.counts.length ? `${(mean(counts) / mean(ceiling.counts)).toFixed(2)}×` : 'n/a';
-    return `| ${name} | ${Math.round(mean(counts))} | ${counts.map((v) => Math.round(v)).join(', ')} | ${ratio} |`;
+  const rows = paths.map((path) => {
+    const floor = path.floor ?? path;
+    const ratio = floor.counts.length ? `${(mean(path.counts) / mean(floor.counts)).toFixed(2)}× ${floor === ceiling ? 'bare Node' : 'the bare proxy'}` : 'n/a';
+    return `| ${path.name} | ${Math.round(mean(path.counts))} | ${path.counts.map((v) => Math.round(v)).join(', ')} | ${ratio} |`;
   });
   const report = [
     `Measured ${today()} on ${machineDescription()}; valgrind's callgrind, main thread only; ${WARMUP} requests of warm-up, then ${REQUESTS} counted, over ${CONNECTIONS} keep-alive connections; ${REPEATS} run${REPEATS === 1 ? '' : 's'} per path, each a fresh process; gateways run the compiled build (dist/), the Redis one on PostgreSQL; body ${page.length} bytes (20 pets).`,
     '',
-    '| path | instructions per request (mean) | each run | / bare Node |',
+    '| path | instructions per request (mean) | each run | / its floor |',
     '|---|---:|---|---:|',
     ...rows,
   ].join('\n');

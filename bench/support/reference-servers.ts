@@ -25,10 +25,9 @@ export function bytesServerScript(
   /** Node's 5 s unless given: a server under valgrind may stall longer than that between requests. */
   keepAliveTimeoutMs?: number,
 ): string {
-  const options = keepAliveTimeoutMs === undefined ? '' : `{ keepAliveTimeout: ${keepAliveTimeoutMs} }, `;
   return `const body = Buffer.from(${JSON.stringify(body.toString('base64'))}, 'base64');
 const headers = [...${JSON.stringify(headers)}, 'content-length', body.length];
-require('node:http').createServer(${options}(q, s) => { s.writeHead(200, headers); s.end(body); })
+require('node:http').createServer(${serverOptions(keepAliveTimeoutMs)}(q, s) => { s.writeHead(200, headers); s.end(body); })
   .listen(${port}, '127.0.0.1', () => console.log('listening'));`;
 }
 
@@ -36,10 +35,10 @@ require('node:http').createServer(${options}(q, s) => { s.writeHead(200, headers
  * The floor of a miss: a \`node:http\` server piping each request to the upstream through a
  * keep-alive \`http.Agent\` and the answer back, with no check, header rewrite or log.
  */
-export function bareProxyScript(upstreamPort: number, port: number): string {
+export function bareProxyScript(upstreamPort: number, port: number, keepAliveTimeoutMs?: number): string {
   return `const http = require('node:http');
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
-http.createServer((q, s) => {
+http.createServer(${serverOptions(keepAliveTimeoutMs)}(q, s) => {
   const up = http.request({ host: '127.0.0.1', port: ${upstreamPort}, method: q.method, path: q.url, headers: q.headers, agent }, (r) => { s.writeHead(r.statusCode, r.headers); r.pipe(s); });
   up.on('error', () => { s.statusCode = 502; s.end(); });
   q.pipe(up);
@@ -51,13 +50,13 @@ http.createServer((q, s) => {
  * sets it up (a keep-alive agent, the target parsed once, req.url taken as the path, no plugins)
  * but answering through its own pipe: what the package costs before the gateway adds anything.
  */
-export function middlewareProxyScript(upstreamPort: number, port: number): string {
+export function middlewareProxyScript(upstreamPort: number, port: number, keepAliveTimeoutMs?: number): string {
   return `const http = require('node:http');
 const { createProxyMiddleware } = require('http-proxy-middleware');
 const agent = new http.Agent({ keepAlive: true, maxSockets: 256 });
 const target = { protocol: 'http:', host: '127.0.0.1:${upstreamPort}', hostname: '127.0.0.1', port: '${upstreamPort}', path: '' };
 const proxy = createProxyMiddleware({ target, toProxy: true, agent, ejectPlugins: true });
-http.createServer((q, s) => proxy(q, s, () => { s.statusCode = 404; s.end(); })).listen(${port}, '127.0.0.1', () => console.log('listening'));`;
+http.createServer(${serverOptions(keepAliveTimeoutMs)}(q, s) => proxy(q, s, () => { s.statusCode = 404; s.end(); })).listen(${port}, '127.0.0.1', () => console.log('listening'));`;
 }
 
 /** A plain Express 5 app sending the same bytes: what a naive design gets, no auth, no limit. */
@@ -66,4 +65,9 @@ export function expressScript(body: Buffer, port: number): string {
 const app = require('express')(); app.disable('x-powered-by');
 app.get('/pets', (q, s) => { s.type('application/json; charset=utf-8'); s.send(body); });
 app.listen(${port}, '127.0.0.1', () => console.log('listening'));`;
+}
+
+/** `createServer`'s options argument, in a script's text: none (Node's 5 s keep-alive) unless a timeout is given. */
+function serverOptions(keepAliveTimeoutMs: number | undefined): string {
+  return keepAliveTimeoutMs === undefined ? '' : `{ keepAliveTimeout: ${keepAliveTimeoutMs} }, `;
 }
