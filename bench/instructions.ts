@@ -116,9 +116,10 @@ async function main() {
   }
   const page = Buffer.from(await (await fetch(`${storeUrl}/pets`)).arrayBuffer());
 
-  // The upstream of every miss: bare Node serving the page from memory, at full speed, not counted.
+  // Bare Node serving the page: the hit's ceiling, and (at full speed, not counted) the upstream of every miss.
+  const pageServer = (port: number) => bytesServerScript(page, port, undefined, KEEP_ALIVE_MS);
   const fastPort = await freePort();
-  const fast = await startNodeProcess({ name: 'fast upstream', args: ['-e', bytesServerScript(page, fastPort, undefined, KEEP_ALIVE_MS)], env: ENV, ready: /^listening$/m });
+  const fast = await startNodeProcess({ name: 'fast upstream', args: ['-e', pageServer(fastPort)], env: ENV, ready: /^listening$/m });
   started.push(fast);
   stops.push(fast.stop);
   const fastUrl = `http://127.0.0.1:${fastPort}`;
@@ -132,21 +133,21 @@ async function main() {
     return { process: server, url: `http://127.0.0.1:${port}/pets`, headers: {} };
   };
   let runs = 0;
-  const gateway = (redis: boolean, miss = false) => async (wrap: readonly string[]): Promise<Server> => {
+  const gateway = (store: 'in-process' | 'redis', answer: 'hit' | 'miss') => async (wrap: readonly string[]): Promise<Server> => {
     const run = runs++;
     // A hit: a day's cache, so every counted request is a hit, none a refill. A miss: no cache, the fast upstream.
     const env: Record<string, string> = {
       ...ENV,
-      PRODUCTION_UPSTREAM: miss ? fastUrl : storeUrl,
+      PRODUCTION_UPSTREAM: answer === 'miss' ? fastUrl : storeUrl,
       DATA_DIR: join(tmp, `gateway-${run}`),
       RATE_LIMIT_PER_MINUTE: '10000000',
-      CACHE_TTL_SECONDS: miss ? '0' : '86400',
+      CACHE_TTL_SECONDS: answer === 'miss' ? '0' : '86400',
       KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS),
     };
-    if (redis) {
+    if (store === 'redis') {
       if (!database) {
         database = await createBenchDatabase(`asg_bench_insn_${process.pid}`);
-        if (!database) throw new Error(`PostgreSQL does not answer at ${POSTGRES_ADMIN_URL}: the Redis hit runs on PostgreSQL, as a deployment does`);
+        if (!database) throw new Error(`PostgreSQL does not answer at ${POSTGRES_ADMIN_URL}: the Redis paths run on PostgreSQL, as a deployment does`);
         stops.push(() => deleteRedisKeys(REDIS_URL, REDIS_KEY_PREFIX));
       }
       Object.assign(env, database.env, { REDIS_URL, REDIS_KEY_PREFIX: `${REDIS_KEY_PREFIX}${run}:` });
@@ -163,17 +164,17 @@ async function main() {
   };
   stops.push(async () => database?.drop());
 
-  const ceiling: InstructionPath = { name: 'bare Node http (ceiling)', start: reference((port) => bytesServerScript(page, port, undefined, KEEP_ALIVE_MS)), counts: [] };
+  const ceiling: InstructionPath = { name: 'bare Node http (ceiling)', start: reference(pageServer), counts: [] };
   const bareProxy: InstructionPath = { name: 'bare Node proxy, fast upstream (miss floor)', start: reference((port) => bareProxyScript(fastPort, port, KEEP_ALIVE_MS)), counts: [] };
   const paths: InstructionPath[] = [
     ceiling,
     { name: "bare Node http, a hit's headers", start: reference((port) => bytesServerScript(page, port, HIT_HEADERS, KEEP_ALIVE_MS)), counts: [], floor: ceiling },
-    { name: 'gateway hit, in-process cache', start: gateway(false), counts: [], floor: ceiling },
-    { name: 'gateway hit, Redis cache + Redis limiter', start: gateway(true), counts: [], floor: ceiling },
+    { name: 'gateway hit, in-process cache', start: gateway('in-process', 'hit'), counts: [], floor: ceiling },
+    { name: 'gateway hit, Redis cache + Redis limiter', start: gateway('redis', 'hit'), counts: [], floor: ceiling },
     bareProxy,
     { name: 'http-proxy-middleware alone, fast upstream', start: reference((port) => middlewareProxyScript(fastPort, port, KEEP_ALIVE_MS)), counts: [], floor: bareProxy },
-    { name: 'gateway miss, fast upstream, in-process', start: gateway(false, true), counts: [], floor: bareProxy },
-    { name: 'gateway miss, fast upstream, Redis limiter', start: gateway(true, true), counts: [], floor: bareProxy },
+    { name: 'gateway miss, fast upstream, in-process', start: gateway('in-process', 'miss'), counts: [], floor: bareProxy },
+    { name: 'gateway miss, fast upstream, Redis limiter', start: gateway('redis', 'miss'), counts: [], floor: bareProxy },
   ].filter((path) => !ONLY || ONLY.test(path.name));
 
   for (let repeat = 1; repeat <= REPEATS; repeat++) {
