@@ -141,13 +141,15 @@ describe('every portal and docs page (real Chromium)', () => {
     return c.signedIn ? signedInContext(browser, gw.url, developer.cookie, viewport) : newContext(browser, gw.url, viewport);
   }
 
+  // One test per page and width: the docs page's four scans at both widths passed a test's
+  // minute once, with the rest of the suite sharing CI's two cores.
   for (const journey of JOURNEYS) {
     const names = journey.states.map((state) => state.name).join(', ');
-    test(`when ${journey.path} (${names}) is used at desktop and phone width, then it is accessible, error-free and fits`, async () => {
-      for (const [label, viewport] of [
-        ['desktop', DESKTOP],
-        ['phone', PHONE],
-      ] as const) {
+    for (const [label, viewport] of [
+      ['desktop', DESKTOP],
+      ['phone', PHONE],
+    ] as const) {
+      test(`when ${journey.path} (${names}) is used at ${label} width, then it is accessible, error-free and fits`, async () => {
         const context = await contextFor(journey, viewport);
         try {
           const page = await context.newPage();
@@ -171,8 +173,8 @@ describe('every portal and docs page (real Chromium)', () => {
         } finally {
           await context.close();
         }
-      }
-    });
+      });
+    }
   }
 
   test('when a keyboard user tabs into a page, then the skip link comes first, is visible, and every control shows focus', async () => {
