@@ -29,6 +29,11 @@ const keysListed = async (page: Page) => {
   await page.getByRole('row', { name: /staging key/ }).waitFor();
 };
 
+const WIDTHS = [
+  ['desktop', DESKTOP],
+  ['phone', PHONE],
+] as const;
+
 const JOURNEYS: PageJourney[] = [
   { path: '/portal/', states: [{ name: 'landing' }] },
   {
@@ -145,10 +150,7 @@ describe('every portal and docs page (real Chromium)', () => {
   // minute once, with the rest of the suite sharing CI's two cores.
   for (const journey of JOURNEYS) {
     const names = journey.states.map((state) => state.name).join(', ');
-    for (const [label, viewport] of [
-      ['desktop', DESKTOP],
-      ['phone', PHONE],
-    ] as const) {
+    for (const [label, viewport] of WIDTHS) {
       test(`when ${journey.path} (${names}) is used at ${label} width, then it is accessible, error-free and fits`, async () => {
         const context = await contextFor(journey, viewport);
         try {
