@@ -130,8 +130,8 @@ ${o.usage}
 
 <dialog class="dialog" id="roll-dialog" aria-labelledby="roll-title" aria-describedby="roll-body">
   <form method="dialog">
-    <h2 id="roll-title">Roll <span data-roll-name></span>?</h2>
-    <p id="roll-body">A new secret replaces <code data-roll-prefix></code>…, shown once. Keep the old one working while your
+    <h2 id="roll-title">Roll <span data-key-name></span>?</h2>
+    <p id="roll-body">A new secret replaces <code data-key-prefix></code>…, shown once. Keep the old one working while your
       clients move to the new one:</p>
     <fieldset class="field">
       <legend>The old secret keeps working</legend>
@@ -148,8 +148,8 @@ ${o.usage}
 
 <dialog class="dialog" id="revoke-dialog" aria-labelledby="revoke-title" aria-describedby="revoke-body">
   <form method="dialog">
-    <h2 id="revoke-title">Revoke <span data-revoke-name></span>?</h2>
-    <p id="revoke-body">Requests with <code data-revoke-prefix></code>… will be refused with <code>401</code> within a second.
+    <h2 id="revoke-title">Revoke <span data-key-name></span>?</h2>
+    <p id="revoke-body">Requests with <code data-key-prefix></code>… will be refused with <code>401</code> within a second.
       This cannot be undone.</p>
     <div class="dialog-actions">
       <button type="submit" value="cancel" class="button" autofocus>Cancel</button>

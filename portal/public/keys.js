@@ -23,7 +23,7 @@
   const listError = $('#list-error');
   const table = $('[data-keys-table]');
   const tbody = $('[data-keys-body]');
-  const dialog = $('#revoke-dialog');
+  const revokeDialog = $('#revoke-dialog');
   const rollDialog = $('#roll-dialog');
 
   /** The one secret this page knows, only while its panel is open. */
@@ -302,31 +302,32 @@
     }
   });
 
+  /** Both confirmations name the key and show its prefix; the dialog remembers which key it asks about. */
+  function confirmKey(which, key) {
+    which.querySelector('[data-key-name]').textContent = '“' + key.name + '”';
+    which.querySelector('[data-key-prefix]').textContent = key.prefix;
+    which.dataset.keyId = key.id;
+    which.returnValue = '';
+    which.showModal();
+  }
+
+  /** The key a closed dialog asked about, when the user chose `action`; null for Cancel or Escape. */
+  function confirmedKey(which, action) {
+    if (which.returnValue !== action) return null;
+    return keys.find((k) => k.id === which.dataset.keyId) || null;
+  }
+
   tbody.addEventListener('click', function (event) {
-    const rollButton = event.target instanceof Element && event.target.closest('button[data-roll]');
-    const rolled = rollButton && keys.find((k) => k.id === rollButton.dataset.roll);
-    if (rolled) {
-      rollDialog.querySelector('[data-roll-name]').textContent = '“' + rolled.name + '”';
-      rollDialog.querySelector('[data-roll-prefix]').textContent = rolled.prefix;
-      rollDialog.dataset.keyId = rolled.id;
-      rollDialog.returnValue = '';
-      rollDialog.showModal();
-      return;
-    }
-    const button = event.target instanceof Element && event.target.closest('button[data-revoke]');
+    const button = event.target instanceof Element && event.target.closest('button[data-roll], button[data-revoke]');
     if (!button) return;
-    const key = keys.find((k) => k.id === button.dataset.revoke);
-    if (!key) return;
-    dialog.querySelector('[data-revoke-name]').textContent = '“' + key.name + '”';
-    dialog.querySelector('[data-revoke-prefix]').textContent = key.prefix;
-    dialog.dataset.keyId = key.id;
-    dialog.returnValue = '';
-    dialog.showModal();
+    const rolling = button.dataset.roll !== undefined;
+    const key = keys.find((k) => k.id === (rolling ? button.dataset.roll : button.dataset.revoke));
+    if (key) confirmKey(rolling ? rollDialog : revokeDialog, key);
   });
 
-  dialog.addEventListener('close', async function () {
-    const key = keys.find((k) => k.id === dialog.dataset.keyId);
-    if (dialog.returnValue !== 'revoke' || !key) return;
+  revokeDialog.addEventListener('close', async function () {
+    const key = confirmedKey(revokeDialog, 'revoke');
+    if (!key) return;
     const result = await portal.api('DELETE', '/keys/' + encodeURIComponent(key.id));
     if (!result.ok) {
       if (result.status === 401) return goToLogin();
@@ -339,8 +340,8 @@
   });
 
   rollDialog.addEventListener('close', async function () {
-    const key = keys.find((k) => k.id === rollDialog.dataset.keyId);
-    if (rollDialog.returnValue !== 'roll' || !key) return;
+    const key = confirmedKey(rollDialog, 'roll');
+    if (!key) return;
     const overlap = rollDialog.querySelector('input[name="overlap"]:checked').value;
     const result = await portal.api('POST', '/keys/' + encodeURIComponent(key.id) + '/roll', { overlap });
     if (!result.ok) {

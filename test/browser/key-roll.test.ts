@@ -36,7 +36,8 @@ describe('keys page: roll a key (real Chromium)', () => {
     await page.goto('/portal/keys');
     const oldRow = page.locator(`tr[data-key-id="${old.id}"]`);
     await oldRow.getByRole('button', { name: 'Roll key ci runner' }).click();
-    const dialog = page.getByRole('dialog', { name: /Roll/ });
+    const dialog = page.getByRole('dialog', { name: 'Roll “ci runner”?' });
+    await expect(dialog.getByRole('code').textContent()).resolves.toBe(old.key.slice(0, 15));
     await dialog.getByLabel('For 1 hour').check();
     expect(seriousOrCritical(await axeViolations(page))).toEqual([]);
     await dialog.getByRole('button', { name: 'Roll key' }).click();
