@@ -117,9 +117,9 @@ async function main() {
   const page = Buffer.from(await (await fetch(`${storeUrl}/pets`)).arrayBuffer());
 
   // Bare Node serving the page: the hit's ceiling, and (at full speed, not counted) the upstream of every miss.
-  const pageServer = (headers?: readonly string[]) => (port: number) => bytesServerScript(page, port, headers, KEEP_ALIVE_MS);
+  const pageServer = (port: number, headers?: readonly string[]) => bytesServerScript(page, port, headers, KEEP_ALIVE_MS);
   const fastPort = await freePort();
-  const fast = await startNodeProcess({ name: 'fast upstream', args: ['-e', pageServer()(fastPort)], env: ENV, ready: /^listening$/m });
+  const fast = await startNodeProcess({ name: 'fast upstream', args: ['-e', pageServer(fastPort)], env: ENV, ready: /^listening$/m });
   started.push(fast);
   stops.push(fast.stop);
   const fastUrl = `http://127.0.0.1:${fastPort}`;
@@ -164,11 +164,11 @@ async function main() {
   };
   stops.push(async () => database?.drop());
 
-  const ceiling: InstructionPath = { name: 'bare Node http (ceiling)', start: reference(pageServer()), counts: [] };
+  const ceiling: InstructionPath = { name: 'bare Node http (ceiling)', start: reference(pageServer), counts: [] };
   const bareProxy: InstructionPath = { name: 'bare Node proxy, fast upstream (miss floor)', start: reference((port) => bareProxyScript(fastPort, port, KEEP_ALIVE_MS)), counts: [] };
   const paths: InstructionPath[] = [
     ceiling,
-    { name: "bare Node http, a hit's headers", start: reference(pageServer(HIT_HEADERS)), counts: [], floor: ceiling },
+    { name: "bare Node http, a hit's headers", start: reference((port) => pageServer(port, HIT_HEADERS)), counts: [], floor: ceiling },
     { name: 'gateway hit, in-process cache', start: gateway('in-process', 'hit'), counts: [], floor: ceiling },
     { name: 'gateway hit, Redis cache + Redis limiter', start: gateway('redis', 'hit'), counts: [], floor: ceiling },
     bareProxy,

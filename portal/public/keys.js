@@ -319,10 +319,8 @@
 
   tbody.addEventListener('click', function (event) {
     const button = event.target instanceof Element && event.target.closest('button[data-roll], button[data-revoke]');
-    if (!button) return;
-    const rolling = button.dataset.roll !== undefined;
-    const key = keys.find((k) => k.id === (rolling ? button.dataset.roll : button.dataset.revoke));
-    if (key) confirmKey(rolling ? rollDialog : revokeDialog, key);
+    const key = button && keys.find((k) => k.id === (button.dataset.roll ?? button.dataset.revoke));
+    if (key) confirmKey(button.dataset.roll === undefined ? revokeDialog : rollDialog, key);
   });
 
   revokeDialog.addEventListener('close', async function () {
