@@ -51,14 +51,18 @@
   };
   const PREFIXES = { production: contract.prefixProduction, staging: contract.prefixStaging };
 
-  function goToLogin() {
-    portal.goToLogin('/portal/keys');
-  }
-
   function showError(element, message) {
     element.textContent = message;
     element.hidden = false;
     element.focus();
+  }
+
+  /** A failed call sends a lapsed session to the login page and shows any other error in `element`; true when it failed. */
+  function failed(result, element, what) {
+    if (result.ok) return false;
+    if (result.status === 401) portal.goToLogin('/portal/keys');
+    else showError(element, 'Could not ' + what + ': ' + result.error.message);
+    return true;
   }
 
   function timeCell(iso, mode) {
@@ -201,10 +205,8 @@
 
   async function loadKeys() {
     const result = await portal.api('GET', '/keys');
-    if (!result.ok) {
-      if (result.status === 401) return goToLogin();
+    if (failed(result, listError, 'load your keys')) {
       listStatus.textContent = '';
-      showError(listError, 'Could not load your keys: ' + result.error.message);
       return;
     }
     listError.hidden = true;
@@ -243,16 +245,12 @@
     portal.setBusy(submit, true);
     const result = await portal.api('POST', '/keys', body);
     portal.setBusy(submit, false);
-    if (!result.ok) {
-      if (result.status === 401) return goToLogin();
-      if (result.error.code === 'invalid_request' && /^name\b/.test(result.error.message)) {
-        setNameError('Use 1 to 100 characters, some of them visible, without control or text-direction override characters.');
-        nameInput.focus();
-      } else {
-        showError(createError, 'Could not create the key: ' + result.error.message);
-      }
+    if (!result.ok && result.error.code === 'invalid_request' && /^name\b/.test(result.error.message)) {
+      setNameError('Use 1 to 100 characters, some of them visible, without control or text-direction override characters.');
+      nameInput.focus();
       return;
     }
+    if (failed(result, createError, 'create the key')) return;
     showSecret(result.data);
     form.reset();
     loadKeys();
@@ -327,11 +325,7 @@
     const key = confirmedKey(revokeDialog, 'revoke');
     if (!key) return;
     const result = await portal.api('DELETE', '/keys/' + encodeURIComponent(key.id));
-    if (!result.ok) {
-      if (result.status === 401) return goToLogin();
-      showError(listError, 'Could not revoke “' + key.name + '”: ' + result.error.message);
-      return;
-    }
+    if (failed(result, listError, 'revoke “' + key.name + '”')) return;
     await loadKeys();
     listTitle.focus();
     portal.announce('Key “' + key.name + '” revoked. Requests with it are now refused.');
@@ -342,11 +336,7 @@
     if (!key) return;
     const overlap = rollDialog.querySelector('input[name="overlap"]:checked').value;
     const result = await portal.api('POST', '/keys/' + encodeURIComponent(key.id) + '/roll', { overlap });
-    if (!result.ok) {
-      if (result.status === 401) return goToLogin();
-      showError(listError, 'Could not roll “' + key.name + '”: ' + result.error.message);
-      return;
-    }
+    if (failed(result, listError, 'roll “' + key.name + '”')) return;
     showSecret(result.data);
     await loadKeys();
     portal.announce(overlap === 'none' ? 'Key “' + key.name + '” rolled; the old secret no longer works.' : 'Key “' + key.name + '” rolled; the old secret works until the overlap ends.');
