@@ -155,16 +155,23 @@ export function createAccountAdmin({ db, audit, plans, bus, now }: AccountAdminD
     async erase(id, reason, context) {
       if (!validId(id)) throw notFound();
       const keyIds = await db.transaction(async (tx) => {
-        const [row] = await tx.query<{ key_ids: string[] }>(
-          `WITH gone AS (DELETE FROM ${accounts} WHERE id = $1 RETURNING id)
-           SELECT ARRAY(SELECT id FROM ${schema}.api_keys WHERE account_id = $1 ORDER BY id) AS key_ids FROM gone`,
-          [id],
-        );
-        if (!row) throw notFound();
+        // Locked in the usage writes' order before the cascade runs: a write locks the rows it adds
+        // to, then, at its end, the key and account each new row names. The cascade alone locked the
+        // account and keys first, and an erase deadlocked with a write of the same account's usage.
+        // The account's lock lets those writes' foreign-key checks through until the DELETE. This
+        // holds while a day row's key check fires before its account check (the constraints'
+        // creation order) and the daily flush's JavaScript sort of key ids matches the database's
+        // (the C collation); otherwise PostgreSQL ends a deadlock after a second, as before.
+        const [account] = await tx.query(`SELECT id FROM ${accounts} WHERE id = $1 FOR NO KEY UPDATE`, [id]);
+        if (!account) throw notFound();
+        await tx.query(`SELECT 1 FROM ${schema}.account_usage_months WHERE account_id = $1 ORDER BY month FOR UPDATE`, [id]);
+        await tx.query(`SELECT 1 FROM ${schema}.key_usage_days WHERE account_id = $1 ORDER BY key_id, day FOR UPDATE`, [id]);
+        const keys = await tx.query<{ id: string }>(`SELECT id FROM ${schema}.api_keys WHERE account_id = $1 ORDER BY id FOR UPDATE`, [id]);
+        await tx.query(`DELETE FROM ${accounts} WHERE id = $1`, [id]);
         // Earlier entries keep the id and what was done, not what the account named its keys.
         await tx.query(`UPDATE ${schema}.audit_log SET details = NULL WHERE account_id = $1`, [id]);
-        await audit.record(context, { action: 'account.deleted', targetType: 'account', targetId: String(id), accountId: id, reason, details: { keys: row.key_ids.length } }, tx);
-        return row.key_ids;
+        await audit.record(context, { action: 'account.deleted', targetType: 'account', targetId: String(id), accountId: id, reason, details: { keys: keys.length } }, tx);
+        return keys.map((key) => key.id);
       });
       await bus.publish(accountChanged(id));
       return { keyIds };
