@@ -160,8 +160,8 @@ export function createAccountAdmin({ db, audit, plans, bus, now }: AccountAdminD
         // account and keys first, and an erase deadlocked with a write of the same account's usage.
         // The account's lock lets those writes' foreign-key checks through until the DELETE. This
         // holds while a day row's key check fires before its account check (the constraints'
-        // creation order) and the daily flush's JavaScript sort of key ids matches the database's
-        // (the C collation); otherwise PostgreSQL ends a deadlock after a second, as before.
+        // creation order) and no flush commits a new day of the account between the day rows' lock
+        // and the DELETE; otherwise PostgreSQL ends a deadlock after a second, as before.
         const [account] = await tx.query(`SELECT id FROM ${accounts} WHERE id = $1 FOR NO KEY UPDATE`, [id]);
         if (!account) throw notFound();
         await tx.query(`SELECT 1 FROM ${schema}.account_usage_months WHERE account_id = $1 ORDER BY month FOR UPDATE`, [id]);

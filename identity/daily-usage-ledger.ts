@@ -42,7 +42,7 @@ export interface DailyUsageLedger {
 
 const tallyKey = (t: DayTally) => `${t.keyId} ${t.day}`;
 
-/** One tally per key and day (an UPSERT may touch a row once), ordered by key and day so concurrent flushes lock rows in one order. */
+/** One tally per key and day: an UPSERT may touch a row once. */
 function mergeTallies(tallies: Iterable<DayTally>): DayTally[] {
   const merged = new Map<string, DayTally>();
   for (const tally of tallies) {
@@ -51,7 +51,7 @@ function mergeTallies(tallies: Iterable<DayTally>): DayTally[] {
     if (into) addOutcomes(into, tally);
     else merged.set(key, { ...tally });
   }
-  return [...merged.values()].sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : a.day - b.day));
+  return [...merged.values()];
 }
 
 export function createDailyUsageLedger(deps: DailyUsageLedgerDeps): DailyUsageLedger {
@@ -72,14 +72,16 @@ export function createDailyUsageLedger(deps: DailyUsageLedgerDeps): DailyUsageLe
     earlier = [];
     failed = [];
     try {
-      // Additive, so the gateway processes sharing the table sum their counts.
+      // Additive, so the gateway processes sharing the table sum their counts. Rows are locked in
+      // the order of key ids in the database's collation, as an account erase and the other
+      // processes' flushes lock them: JavaScript's order differs under en-US and they deadlocked.
       await db.query(
         `INSERT INTO ${table} AS d (key_id, account_id, day, ok, client_errors, rate_limited, server_errors)
          SELECT u.key_id, k.account_id, DATE '1970-01-01' + u.day, u.ok, u.client_errors, u.rate_limited, u.server_errors
          FROM unnest($1::text[], $2::int[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[])
-           WITH ORDINALITY AS u(key_id, day, ok, client_errors, rate_limited, server_errors, n)
+           AS u(key_id, day, ok, client_errors, rate_limited, server_errors)
          JOIN ${keysTable} k ON k.id = u.key_id
-         ORDER BY u.n
+         ORDER BY u.key_id, u.day
          ON CONFLICT (key_id, day) DO UPDATE
            SET ok = d.ok + EXCLUDED.ok,
                client_errors = d.client_errors + EXCLUDED.client_errors,

@@ -141,8 +141,13 @@ export function createDailyUsageService(deps: DailyUsageServiceDeps): DailyUsage
 
     async purge() {
       const oldestKept = dayNumber(nowMs()) - USAGE_RETENTION_DAYS + 1;
+      // Locked in key and day order before the delete, as an account erase locks its days: in the
+      // table's order, a purge and an erase of an account with old days deadlocked. The DELETE's own
+      // day bound keeps its join to the old days' index range, not a scan of the whole table.
       const [row] = await db.query<{ deleted: number }>(
-        `WITH gone AS (DELETE FROM ${table} WHERE day < DATE '1970-01-01' + $1::int RETURNING 1) SELECT count(*)::int AS deleted FROM gone`,
+        `WITH old AS (SELECT key_id, day FROM ${table} WHERE day < DATE '1970-01-01' + $1::int ORDER BY key_id, day FOR UPDATE),
+              gone AS (DELETE FROM ${table} AS d USING old WHERE d.key_id = old.key_id AND d.day = old.day AND d.day < DATE '1970-01-01' + $1::int RETURNING 1)
+         SELECT count(*)::int AS deleted FROM gone`,
         [oldestKept],
       );
       return row!.deleted;

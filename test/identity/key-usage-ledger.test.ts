@@ -1,7 +1,7 @@
 import type { Database } from '../../db/database';
 import { createKeyUsageLedger, type KeyUsageLedger } from '../../identity/key-usage-ledger';
 import { migrateKeys } from '../../identity/migrations';
-import { createTestDatabase, insertAccount, type TestDatabase } from '../support/databases';
+import { createTestDatabase, insertAccount, insertKeys, type TestDatabase } from '../support/databases';
 
 /**
  * Two gateway processes flush per-key usage into one api_keys table: each flush must lock its
@@ -20,12 +20,7 @@ describe('key usage ledger flushed by two processes on PostgreSQL', () => {
     first = await testDb.open();
     second = await testDb.open();
     await migrateKeys(first);
-    const account = await insertAccount(first);
-    await first.query(
-      `INSERT INTO accounts.api_keys (id, account_id, name, environment, prefix, hash)
-       SELECT id, $2, 'k', 'production', 'p', encode(sha256(convert_to(id, 'UTF8')), 'hex') FROM unnest($1::text[]) AS id`,
-      [ids, account],
-    );
+    await insertKeys(first, await insertAccount(first), ids);
   });
   afterAll(async () => {
     await first.close();

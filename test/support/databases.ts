@@ -33,6 +33,15 @@ export async function insertAccount(db: Database): Promise<number> {
   return row!.id;
 }
 
+/** API key rows of `accountId` with the given ids (hashes of the ids, never looked up), for tests of what locks or counts keys. */
+export async function insertKeys(db: Database, accountId: number, ids: readonly string[]): Promise<void> {
+  await db.query(
+    `INSERT INTO accounts.api_keys (id, account_id, name, environment, prefix, hash)
+     SELECT id, $2, 'k', 'production', 'p', encode(sha256(convert_to(id, 'UTF8')), 'hex') FROM unnest($1::text[]) AS id`,
+    [ids, accountId],
+  );
+}
+
 /** The real database, with every statement sent to it recorded, refusing INSERTs while `down` is set (an outage during a flush). */
 export function watchedDatabase(db: Database): Database & { statements: string[]; down: boolean } {
   const watched = {
@@ -81,7 +90,11 @@ export function tempDir(prefix = 'asg-test-'): string {
   return mkdtempSync(join(tmpdir(), prefix));
 }
 
-export async function createTestDatabase(kind: 'pglite' | 'postgres'): Promise<TestDatabase> {
+/**
+ * `icuLocale` creates the PostgreSQL database with that ICU collation (an en-US one orders text as
+ * most hosted servers do, unlike the test servers' C); PGlite ignores it.
+ */
+export async function createTestDatabase(kind: 'pglite' | 'postgres', options: { icuLocale?: string } = {}): Promise<TestDatabase> {
   if (kind === 'pglite') {
     const dataDir = tempDir();
     return {
@@ -95,7 +108,12 @@ export async function createTestDatabase(kind: 'pglite' | 'postgres'): Promise<T
   const dbName = `asg_test_${randomBytes(6).toString('hex')}`;
   const admin = new Client({ connectionString: adminUrl });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${dbName}`);
+  const locale = options.icuLocale ? ` TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE '${options.icuLocale}'` : '';
+  await admin.query(`CREATE DATABASE ${dbName}${locale}`).catch(async (err: Error) => {
+    const [{ server_version: version }] = (await admin.query('SHOW server_version')).rows;
+    await admin.end();
+    throw options.icuLocale ? new Error(`An ICU database needs PostgreSQL 15 or later built with ICU; ${adminUrl} runs ${version}: ${err.message}`) : err;
+  });
   await admin.end();
   const url = new URL(adminUrl);
   url.pathname = `/${dbName}`;
