@@ -102,7 +102,7 @@ export interface ApiKeyService {
    * then answers as expired. 409 for a revoked, expired or already rolled key.
    */
   roll(accountId: number, keyId: string, overlap: RollOverlap): Promise<IssuedKey>;
-  /** 404 `not_found` for unknown keys and other accounts' keys; revoking twice is fine. Ends both halves of a roll. */
+  /** 404 `not_found` for unknown keys and other accounts' keys; revoking twice is fine. Ends every key of its roll chain. */
   revoke(accountId: number, keyId: string): Promise<void>;
   /** Uncached verification against the store (the gateway goes through `createKeyVerifier`). */
   verify(secret: string, environment: Environment): Promise<VerifyResult>;
@@ -392,23 +392,31 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     async revoke(accountId, keyId) {
       checkedKeyId(keyId);
       const at = now();
-      // The key and the other half of a roll (its predecessor or successor) end together. Their rows
-      // are locked in key order, with the UPDATE's own lock, as the usage flush locks them.
+      // The key and every key of its roll chain (those it was rolled from and to, however many rolls
+      // back or on) end together: a key two rolls back may still be in its overlap. Their rows are
+      // locked in key order, with the UPDATE's own lock, as the usage flush locks them.
       const rows = await db.transaction(async (tx) => {
-        const pair = await tx.query<{ id: string; hash: string; revoked_at: Date | null }>(
-          `SELECT id, hash, revoked_at FROM ${table}
-           WHERE account_id = $2 AND (id = $1 OR rolled_to = $1 OR id = (SELECT rolled_to FROM ${table} WHERE id = $1 AND account_id = $2))
+        const chain = await tx.query<{ id: string; hash: string; revoked_at: Date | null }>(
+          `WITH RECURSIVE back(id) AS (
+             SELECT id FROM ${table} WHERE id = $1 AND account_id = $2
+             UNION SELECT k.id FROM ${table} k JOIN back b ON k.rolled_to = b.id WHERE k.account_id = $2
+           ), ahead(id) AS (
+             SELECT id FROM ${table} WHERE id = $1 AND account_id = $2
+             UNION SELECT k.rolled_to FROM ${table} k JOIN ahead o ON k.id = o.id WHERE k.rolled_to IS NOT NULL AND k.account_id = $2
+           )
+           SELECT id, hash, revoked_at FROM ${table}
+           WHERE account_id = $2 AND id IN (SELECT id FROM back UNION SELECT id FROM ahead)
            ORDER BY id FOR NO KEY UPDATE`,
           [keyId, accountId],
         );
-        if (!pair.some((row) => row.id === keyId)) throw keyNotFound();
-        for (const row of pair) {
+        if (!chain.some((row) => row.id === keyId)) throw keyNotFound();
+        for (const row of chain) {
           if (row.revoked_at !== null) continue;
           await tx.query(`UPDATE ${table} SET revoked_at = $2 WHERE id = $1`, [row.id, at]);
           const details = row.id === keyId ? { via: 'portal' } : { via: 'portal', with: keyId };
           await audit.record({ actor: `account:${accountId}` }, { action: 'key.revoked', targetType: 'key', targetId: row.id, accountId, details }, tx);
         }
-        return pair;
+        return chain;
       });
       // Published also for an already revoked key: harmless, and it repairs a publish that failed earlier.
       for (const row of rows) await revocations.publish(row.hash);

@@ -76,6 +76,22 @@ describe('key roll with overlap', () => {
     expect(keys.filter((k) => k.id === old.id || k.id === fresh.id).map((k) => k.status)).toEqual(['revoked', 'revoked']);
   });
 
+  test('when the newest or the oldest key of a key rolled twice is revoked, then all three stop', async () => {
+    for (const revoked of ['newest', 'oldest'] as const) {
+      const first = await dev.issueKey({ name: `chain ${revoked}` });
+      const second = await jsonOf(await roll(first.id, { overlap: '7d' }));
+      const third = await jsonOf(await roll(second.id, { overlap: '7d' }));
+      const chain = [first, second, third];
+      for (const key of chain) expect((await call(key.key)).status).toBe(200);
+
+      await dev.revoke(revoked === 'newest' ? third.id : first.id);
+
+      for (const key of chain) expect([revoked, (await call(key.key)).status]).toEqual([revoked, 401]);
+      const listed = await listKeys();
+      expect(chain.map((key) => listed.find((k) => k.id === key.id)!.status)).toEqual(['revoked', 'revoked', 'revoked']);
+    }
+  });
+
   test('when a revoked, expired or already rolled key is rolled, then the answer is a 409 Error', async () => {
     const revoked = await dev.issueKey({ name: 'gone' });
     await dev.revoke(revoked.id);
