@@ -1,19 +1,24 @@
 import { Router } from 'express';
 import { renderDocument, type OpenApiDocument } from './document';
 
-/**
- * Serves an OpenAPI document, rendered once, at `{at}/openapi.json` and `{at}/openapi.yaml`.
- * With `publicUrl`, `info.contact.url` is moved onto it: the file names the default deployment,
- * and clients must reach this one's portal.
- */
-export function documentRoutes(document: OpenApiDocument, at = '', publicUrl?: string): Router {
+export interface DocumentRoutesOptions {
+  /** The path the documents are served below, e.g. `/portal`; none by default. */
+  at?: string;
+  /** With it, `info.contact.url` is moved onto it: the file names the default deployment, and clients must reach this one's portal. */
+  publicUrl?: string;
+  /** The public documents may be cached a while; the admin listener's answers never are. */
+  cacheControl?: string;
+}
+
+/** Serves an OpenAPI document, rendered once, at `{at}/openapi.json` and `{at}/openapi.yaml`. */
+export function documentRoutes(document: OpenApiDocument, { at = '', publicUrl, cacheControl = 'public, max-age=300' }: DocumentRoutesOptions = {}): Router {
   const { json, yaml } = renderDocument(publicUrl === undefined ? document : withContactAt(document, publicUrl));
   const router = Router();
   router.get(`${at}/openapi.json`, function openApiJson(_req, res) {
-    res.type('application/json').set('Cache-Control', 'public, max-age=300').send(json);
+    res.type('application/json').set('Cache-Control', cacheControl).send(json);
   });
   router.get(`${at}/openapi.yaml`, function openApiYaml(_req, res) {
-    res.type('application/yaml').set('Cache-Control', 'public, max-age=300').send(yaml);
+    res.type('application/yaml').set('Cache-Control', cacheControl).send(yaml);
   });
   return router;
 }

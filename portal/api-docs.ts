@@ -83,7 +83,7 @@ export function createApiDocs(deps: ApiDocsDeps): Router {
   assets.add('docs-portal-badges.css', operationBadgesCss(deps.portalDocument));
 
   const router = Router({ strict: true, caseSensitive: true });
-  router.use(documentRoutes(deps.portalDocument, '/portal', deps.publicUrl));
+  router.use(documentRoutes(deps.portalDocument, { at: '/portal', publicUrl: deps.publicUrl }));
 
   // The portal instance first: its paths lie below /docs.
   router.use(

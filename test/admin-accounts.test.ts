@@ -72,9 +72,8 @@ describe.each(testDatabaseKinds())('admin accounts on %s', (database) => {
     const start = devs[0]!.account.id - 1;
     const first = await admin.get(`/admin/v1/accounts?limit=2&after=${start}`);
     expect(first.body.map((a: Account) => a.id)).toEqual([devs[0]!.account.id, devs[1]!.account.id]);
-    expect(first.headers.get('link')).toBe(`<${gw.adminUrl}/admin/v1/accounts?limit=2&after=${devs[1]!.account.id}>; rel="next"`);
-    const next = /^<([^>]+)>/.exec(first.headers.get('link')!)![1]!;
-    const second = await admin.get(next.slice(gw.adminUrl!.length));
+    expect(first.headers.get('link')).toBe(`</admin/v1/accounts?limit=2&after=${devs[1]!.account.id}>; rel="next"`);
+    const second = await admin.get(/^<([^>]+)>/.exec(first.headers.get('link')!)![1]!);
     expect(second.body).toEqual([summary(devs[2]!.account)]);
     expect(second.headers.get('link')).toBeNull();
   });

@@ -44,6 +44,14 @@ describe.each(testDatabaseKinds())('the admin listener on %s', (database) => {
     expect(await jsonOf(res)).toEqual(JSON.parse(JSON.stringify(loadOpenApiDocument(ADMIN_DOCUMENT_PATH))));
   });
 
+  test('when the admin listener serves its document, then with Cache-Control no-store like every admin answer, the public port\'s staying cacheable', async () => {
+    for (const path of ['/openapi.json', '/openapi.yaml']) {
+      const res = await call(path);
+      expect({ status: res.status, cacheControl: res.headers.get('cache-control') }).toEqual({ status: 200, cacheControl: 'no-store' });
+    }
+    expect((await fetch(`${gw.url}/openapi.json`)).headers.get('cache-control')).toBe('public, max-age=300');
+  });
+
   test('when /admin/v1/accounts is asked of the public port, even with an admin token, then it is 404 like any unknown path', async () => {
     for (const headers of [{}, { authorization: `Bearer ${OPS_TOKEN}` }] as Array<Record<string, string>>) {
       const res = await fetch(`${gw.url}/admin/v1/accounts`, { headers });

@@ -211,6 +211,14 @@ describe('the admin CLI against a running gateway', () => {
     expect(JSON.parse(run.stdout)).toEqual(all);
   });
 
+  test('when ADMIN_URL says localhost while the listener binds 127.0.0.1, then the CLI still follows Link rel="next" past the first page', async () => {
+    for (let i = 0; i < 105; i++) expect((await api.put(`/admin/v1/plans/via-localhost-${i}`, { requestsPerMinute: 10, requestsPerMonth: null })).status).toBe(201);
+    const run = await admin(['audit', '--json', '--limit', '105'], { env: { ADMIN_URL: gw.adminUrl!.replace('127.0.0.1', 'localhost'), ADMIN_TOKEN } });
+    expect(run).toMatchObject({ code: 0, stderr: '(the first 105 entries shown; there are more: raise --limit)\n' });
+    const entries = JSON.parse(run.stdout) as { action: string; targetId: string }[];
+    expect(entries.map((e) => `${e.action} ${e.targetId}`)).toEqual(Array.from({ length: 105 }, (_, i) => `plan.created via-localhost-${104 - i}`));
+  });
+
   test('when an account is deleted, then it needs --yes, and afterwards show fails with the 404', async () => {
     const dev = await signUpDeveloper(gw.url);
     expect((await cli(['accounts', 'delete', String(dev.accountId), '--reason', 'erasure request'])).code).toBe(1);

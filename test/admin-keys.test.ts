@@ -73,8 +73,8 @@ describe.each(testDatabaseKinds())('admin keys on %s', (database) => {
     }
     const first = await admin.get(`/admin/v1/keys?prefix=${stem}&limit=2`);
     expect(first.body.map((k: { id: string }) => k.id)).toEqual(ids.slice(0, 2));
-    expect(first.headers.get('link')).toBe(`<${gw.adminUrl}/admin/v1/keys?prefix=${stem}&limit=2&after=${ids[1]}>; rel="next"`);
-    const second = await admin.get(/^<([^>]+)>/.exec(first.headers.get('link')!)![1]!.slice(gw.adminUrl!.length));
+    expect(first.headers.get('link')).toBe(`</admin/v1/keys?prefix=${stem}&limit=2&after=${ids[1]}>; rel="next"`);
+    const second = await admin.get(/^<([^>]+)>/.exec(first.headers.get('link')!)![1]!);
     expect(second.body.map((k: { id: string; name: string }) => [k.id, k.name])).toEqual([[ids[2], 'seeded 2']]);
     expect(second.headers.get('link')).toBeNull();
   });

@@ -1,7 +1,8 @@
 import type { Database } from '../db/database';
 import { testDatabaseKinds } from './support/databases';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
-import { adminClient, ADMIN_ENV, type AdminClient } from './support/admin-client';
+import { adminClient, ADMIN_ENV, ADMIN_TOKEN, type AdminClient } from './support/admin-client';
+import { sendRaw } from './support/raw-http';
 
 /** Plans and the audit trail through the real admin listener. */
 describe.each(testDatabaseKinds())('admin plans and audit on %s', (database) => {
@@ -73,8 +74,8 @@ describe.each(testDatabaseKinds())('admin plans and audit on %s', (database) => 
       ['key.created', null],
     ]);
     const lastId = first.body[2].id;
-    expect(first.headers.get('link')).toBe(`<${gw.adminUrl}/admin/v1/audit?accountId=${dev.accountId}&limit=3&after=${lastId}>; rel="next"`);
-    const second = await admin.get(/^<([^>]+)>/.exec(first.headers.get('link')!)![1]!.slice(gw.adminUrl!.length));
+    expect(first.headers.get('link')).toBe(`</admin/v1/audit?accountId=${dev.accountId}&limit=3&after=${lastId}>; rel="next"`);
+    const second = await admin.get(/^<([^>]+)>/.exec(first.headers.get('link')!)![1]!);
     expect(second.body).toEqual([
       {
         id: expect.any(Number),
@@ -93,5 +94,23 @@ describe.each(testDatabaseKinds())('admin plans and audit on %s', (database) => 
     expect(second.headers.get('link')).toBeNull();
     const all = (await admin.get('/admin/v1/audit?limit=100')).body.map((e: { id: number }) => e.id);
     expect(all).toEqual([...all].sort((a: number, b: number) => b - a));
+  });
+
+  test('when the audit trail is paged under a host name other than the bind address, then Link is relative and, resolved against the request URL, gives the next page', async () => {
+    for (let i = 0; i < 3; i++) await admin.put(`/admin/v1/plans/by-name-${i}`, { requestsPerMinute: 10, requestsPerMonth: null });
+    const origin = 'http://admin.internal:9000';
+    // fetch() sends the Host of its URL whatever the headers say: the request is written by hand.
+    const get = (path: string) =>
+      sendRaw(gw.adminUrl!, `GET ${path} HTTP/1.1\r\nHost: ${new URL(origin).host}\r\nAuthorization: Bearer ${ADMIN_TOKEN}\r\nConnection: close\r\n\r\n`);
+    const first = await get('/admin/v1/audit?limit=2');
+    expect(first.status).toBe(200);
+    const firstIds = (JSON.parse(first.body) as { id: number }[]).map((e) => e.id);
+    expect(first.headers.link).toBe(`</admin/v1/audit?limit=2&after=${firstIds[1]}>; rel="next"`);
+    const next = new URL(/^<([^>]+)>/.exec(first.headers.link!)![1]!, `${origin}/admin/v1/audit?limit=2`);
+    expect(next.origin).toBe(origin);
+    const second = await get(`${next.pathname}${next.search}`);
+    expect(second.status).toBe(200);
+    const secondIds = (JSON.parse(second.body) as { id: number }[]).map((e) => e.id);
+    expect([...firstIds, ...secondIds]).toEqual((await admin.get('/admin/v1/audit?limit=4')).body.map((e: { id: number }) => e.id));
   });
 });

@@ -19,8 +19,6 @@ export interface AdminAppDeps extends AdminAuthOptions {
   services: AdminServices;
   /** openapi/admin.yaml, loaded once. */
   document: OpenApiDocument;
-  /** The admin listener's base URL, for `Link` headers. */
-  ownUrl: string;
   logger: Pick<Logger, 'info' | 'error'>;
 }
 
@@ -34,14 +32,14 @@ export function createAdminApp(deps: AdminAppDeps): express.Express {
   app.disable('etag');
   app.use(startAdminRequest(deps.logger));
   app.use(refuseUnmetExpectation);
-  app.use(documentRoutes(deps.document));
+  // The contract: every admin answer carries no-store, its document too.
+  app.use(documentRoutes(deps.document, { cacheControl: 'no-store' }));
   app.use(requireAdminToken(deps));
   app.use(
     adminRoutes({
       document: deps.document,
       handlers: createAdminHandlers(deps.services),
       basePath: ADMIN_BASE_PATH,
-      ownUrl: deps.ownUrl,
       maxBodyBytes: ADMIN_BODY_LIMIT_BYTES,
     }),
   );

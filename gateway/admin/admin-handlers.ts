@@ -13,8 +13,11 @@ export interface AdminCall {
   body: unknown;
   /** Who asked (`admin:<label>`) and the request's id, for the audit trail. */
   audit: AuditContext;
-  /** The absolute URL of the operation's path on the admin listener, for `Link` headers. */
-  pageUrl: string;
+  /**
+   * The operation's path (`/admin/v1/audit`), for `Link` headers: relative to the request, they
+   * lead back to whatever origin the client reached, which the listener's bind address may not be.
+   */
+  pagePath: string;
 }
 
 export interface AdminReply {
@@ -45,7 +48,7 @@ const reasonOf = (body: unknown): string | null => {
 /** A page as the document's lists are: a JSON array, and `Link: rel="next"` when there is more. */
 function page<T>(items: T[], next: string | number | null, call: AdminCall, filters: Record<string, string | number | undefined>): AdminReply {
   const limit = call.query.limit as number;
-  return { status: 200, body: items, headers: next === null ? undefined : { Link: nextPageLink(call.pageUrl, filters, limit, next) } };
+  return { status: 200, body: items, headers: next === null ? undefined : { Link: nextPageLink(call.pagePath, filters, limit, next) } };
 }
 
 /** Each operationId of openapi/admin.yaml and what it does: adapt the call, ask a service, shape the answer. */

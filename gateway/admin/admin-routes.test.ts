@@ -31,7 +31,7 @@ describe('adminRoutes', () => {
       Object.assign(adminState(res), { requestId: 'req-1', actor: 'admin:ops' });
       next();
     });
-    app.use(adminRoutes({ document, handlers, basePath: '/admin/v1', ownUrl: 'http://admin.test', maxBodyBytes: 1024 }));
+    app.use(adminRoutes({ document, handlers, basePath: '/admin/v1', maxBodyBytes: 1024 }));
     app.use((err: unknown, _req: Request, res: Response, _next: () => void) => void renderError(res, err));
     server = createServer(app);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -44,12 +44,12 @@ describe('adminRoutes', () => {
 
   test('when a handler is missing for an operation, or has none, then building fails naming both', () => {
     const handlers = Object.fromEntries(operationIds.filter((id) => id !== 'getAccount').map((id) => [id, async () => ({ status: 204 })]));
-    expect(() => adminRoutes({ document, handlers: { ...handlers, stray: async () => ({ status: 204 }) }, basePath: '/admin/v1', ownUrl: '', maxBodyBytes: 1 })).toThrow(
+    expect(() => adminRoutes({ document, handlers: { ...handlers, stray: async () => ({ status: 204 }) }, basePath: '/admin/v1', maxBodyBytes: 1 })).toThrow(
       'adminRoutes: no handler for getAccount; no operation for stray',
     );
   });
 
-  test('when a request matches, then its handler gets typed path and query values, the defaults, the audit context and its page URL', async () => {
+  test('when a request matches, then its handler gets typed path and query values, the defaults, the audit context and its page path', async () => {
     const res = await fetch(`${base}/admin/v1/audit?accountId=7`);
     expect(await res.json()).toEqual({ operationId: 'listAuditEntries' });
     expect(calls[0]!.call).toEqual({
@@ -57,7 +57,7 @@ describe('adminRoutes', () => {
       query: { accountId: 7, limit: 50 },
       body: undefined,
       audit: { actor: 'admin:ops', requestId: 'req-1' },
-      pageUrl: 'http://admin.test/admin/v1/audit',
+      pagePath: '/admin/v1/audit',
     });
   });
 

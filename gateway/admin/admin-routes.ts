@@ -14,8 +14,6 @@ export interface AdminRoutesOptions {
   handlers: Record<string, AdminHandler>;
   /** Where the document's paths live (its server URL), e.g. `/admin/v1`. */
   basePath: string;
-  /** The admin listener's base URL, for `Link` headers. */
-  ownUrl: string;
   maxBodyBytes: number;
 }
 
@@ -25,7 +23,7 @@ export interface AdminRoutesOptions {
  * `invalid_request` naming the parameter or field. Built once; a handler missing for an
  * operation (or one without an operation) fails the start, not a request.
  */
-export function adminRoutes({ document, handlers, basePath, ownUrl, maxBodyBytes }: AdminRoutesOptions): RequestHandler {
+export function adminRoutes({ document, handlers, basePath, maxBodyBytes }: AdminRoutesOptions): RequestHandler {
   const table = compileOperations(document);
   const operationIds = table.operations.map((op) => op.operationId);
   const missing = operationIds.filter((id) => !handlers[id]);
@@ -58,7 +56,7 @@ export function adminRoutes({ document, handlers, basePath, ownUrl, maxBodyBytes
       query,
       body,
       audit: { actor: state.actor!, requestId: state.requestId },
-      pageUrl: `${ownUrl}${basePath}${operation.pathTemplate}`,
+      pagePath: `${basePath}${operation.pathTemplate}`,
     });
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
     if (reply.body === undefined) res.status(reply.status).end();

@@ -40,7 +40,6 @@ export async function startAdminListener(
     clientKey: (req) => clientKey(req, false),
     services: { ...identity.admin, requestLog },
     document: loadOpenApiDocument(ADMIN_DOCUMENT_PATH),
-    ownUrl: url,
     logger: logger.child({ listener: 'admin' }),
   });
   server.on('request', function adminRequest(req: IncomingMessage, res: ServerResponse) {

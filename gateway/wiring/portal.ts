@@ -41,7 +41,7 @@ export function createPortalApp({ config, logger, now }: Wiring, { stores, ident
   const portalAssets = createPortalAssets();
   app.use(securityHeaders({ publicUrl }));
   app.use(refuseUnmetExpectation);
-  app.use(documentRoutes(document, '', publicUrl));
+  app.use(documentRoutes(document, { publicUrl }));
   app.use(createPortal({ publicUrl, sessions, accounts, assets: portalAssets, operations, prefixes, usage: { dailyUsage: identity.dailyUsage, apiKeys } }));
   app.use(createApiDocs({ apiDocument: document, portalDocument: loadOpenApiDocument(PORTAL_DOCUMENT_PATH), assets: portalAssets, publicUrl }));
   app.use(
