@@ -93,13 +93,14 @@ export interface KeyUsage {
 }
 
 export interface ApiKeyService {
-  /** 409 `conflict` when the account already holds its most active keys. */
+  /** 409 `conflict` when the account already holds its most active keys (a rolled key in its overlap is one). */
   issue(accountId: number, input: IssueKeyInput): Promise<IssuedKey>;
   /** Newest first, revoked and expired keys included (with their status). */
   list(accountId: number): Promise<KeySummary[]>;
   /**
    * A new secret for the key's name and environment; the old key keeps working for `overlap`,
-   * then answers as expired. 409 for a revoked, expired or already rolled key.
+   * then answers as expired. 409 for a revoked, expired or already rolled key, and, as `issue`,
+   * when the account holds its most active keys and the overlap is not `none`.
    */
   roll(accountId: number, keyId: string, overlap: RollOverlap): Promise<IssuedKey>;
   /** 404 `not_found` for unknown keys and other accounts' keys; revoking twice is fine. Ends every key of its roll chain. */
@@ -278,15 +279,21 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
 
   /**
    * Locks the account row, so parallel issues and rolls for one account count one after another
-   * (NO KEY lets sessions still reference it), and refuses a suspended account or a full one.
-   * A key rolled to a successor no longer counts: it is on its way out.
+   * (NO KEY lets sessions still reference it), and refuses a suspended account.
    */
-  async function lockAccountWithRoom(tx: Queryable, accountId: number, at: Date, replacing = 0): Promise<void> {
+  async function lockAccount(tx: Queryable, accountId: number): Promise<void> {
     const [account] = await tx.query<{ status: string }>(`SELECT status FROM ${accounts} WHERE id = $1 FOR NO KEY UPDATE`, [accountId]);
     if (account?.status === 'suspended') throw suspendedAccount();
+  }
+
+  /**
+   * Refuses one more key when the account already holds its most working keys: a rolled key still
+   * in its overlap works, so it counts. `replacing` keys stop working as the new one starts.
+   */
+  async function ensureRoom(tx: Queryable, accountId: number, at: Date, replacing = 0): Promise<void> {
     const [held] = await tx.query<{ active: number }>(
       `SELECT count(*)::int AS active FROM ${table}
-       WHERE account_id = $1 AND revoked_at IS NULL AND rolled_to IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
+       WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
       [accountId, at],
     );
     if (held!.active - replacing >= maxActiveKeys) throw tooManyKeys(maxActiveKeys);
@@ -309,7 +316,8 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       const minted = mintKey(environment);
       const issued: IssuedKey = { ...minted, name, environment, createdAt, expiresAt: expiresInDays === null ? null : new Date(createdAt.getTime() + expiresInDays * DAY_MS) };
       await db.transaction(async (tx) => {
-        await lockAccountWithRoom(tx, accountId, createdAt);
+        await lockAccount(tx, accountId);
+        await ensureRoom(tx, accountId, createdAt);
         await insertKey(tx, accountId, issued);
         await audit.record(
           { actor: `account:${accountId}` },
@@ -325,7 +333,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       const overlapMs = readOverlap(overlap);
       const at = now();
       const { issued, oldHash } = await db.transaction(async (tx) => {
-        await lockAccountWithRoom(tx, accountId, at, 1);
+        await lockAccount(tx, accountId);
         const [old] = await tx.query<KeyRow & { hash: string; rolled_to: string | null }>(
           `SELECT id, name, environment, created_at, expires_at, revoked_at, hash, rolled_to FROM ${table} WHERE id = $1 AND account_id = $2 FOR UPDATE`,
           [keyId, accountId],
@@ -335,6 +343,8 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         const status = keyStatus({ revokedAt: dateOrNull(old.revoked_at), expiresAt: oldExpiresAt }, at);
         if (status !== 'active') throw new ApiError('conflict', `This key is ${status}; only an active key can be rolled.`);
         if (old.rolled_to) throw new ApiError('conflict', 'This key has already been rolled; roll its successor instead.');
+        // With no overlap the old key ends as the new one starts (expiry `at` counts as expired).
+        await ensureRoom(tx, accountId, at, overlapMs === 0 ? 1 : 0);
         // The successor lives as long as its predecessor was meant to, counted from now.
         const lifetimeMs = oldExpiresAt === null ? null : oldExpiresAt.getTime() - new Date(old.created_at).getTime();
         const issued: IssuedKey = { ...mintKey(old.environment), name: old.name, environment: old.environment, createdAt: at, expiresAt: lifetimeMs === null ? null : new Date(at.getTime() + lifetimeMs) };
