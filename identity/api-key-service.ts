@@ -20,7 +20,9 @@ export const MAX_EXPIRES_IN_DAYS = 3650;
 /** Active keys (neither revoked nor expired) an account may hold unless the deps say otherwise. */
 export const DEFAULT_MAX_ACTIVE_KEYS_PER_ACCOUNT = 20;
 
-const KEY_SHAPE = /^asg_(prod|stag)_[A-Za-z0-9_-]{43}$/;
+/** One character of a key's random part: base64url's alphabet. */
+export const KEY_SECRET_CHAR = /[A-Za-z0-9_-]/;
+const KEY_SHAPE = new RegExp(`^(?:${Object.values(KEY_PREFIXES).join('|')})${KEY_SECRET_CHAR.source}{43}$`);
 /** A key id as minted (`key_` and 16 base64url characters): anything else names no key. */
 export const KEY_ID_SHAPE = /^key_[A-Za-z0-9_-]{16}$/;
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -219,6 +219,14 @@ describe.each(['memory', 'redis'] as const)("a key's request log (%s)", (backend
     expect(long!.path).toBe(`/v1/pets?name=${'n'.repeat(512 - 15)}…`);
   });
 
+  test('when a query holds the key percent-encoded or upper-cased, then the log keeps neither form of it', async () => {
+    const k = await developerWithKey(gw.url);
+    const secret = k.key.slice('asg_prod_'.length);
+    await k.call(`/v1/pets?x=asg%5Fprod%5F${secret}&y=ASG_PROD_${secret}`);
+    const [logged] = await k.log();
+    expect(logged!.path).toBe('/v1/pets?x=asg_prod_[redacted]&y=asg_prod_[redacted]');
+  });
+
   if (backend === 'redis') {
     test('when the stored stream is read directly, then it holds the fields of each request and never the key, a header or a body', async () => {
       const k = await developerWithKey(gw.url);

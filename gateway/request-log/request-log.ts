@@ -1,3 +1,4 @@
+import { KEY_PREFIXES, KEY_SECRET_CHAR } from '../../identity/api-key-service';
 import type { ErrorCode } from '../../lib/api-error';
 import type { CacheStatus } from '../pipeline/pipeline';
 
@@ -139,15 +140,40 @@ function matchesStatus(status: number, filter: StatusFilter | undefined): boolea
   }
 }
 
-const KEY_SHAPED = /(asg_(?:prod|stag)_)[A-Za-z0-9_-]{10,}/g;
+/** A character among `chars` as a request may send it: itself, or percent-encoded (hex digits in either case under `i`). */
+function sentAs(chars: readonly string[]): string {
+  const lowDigits = new Map<string, string>();
+  for (const c of chars) {
+    const hex = c.charCodeAt(0).toString(16).padStart(2, '0');
+    lowDigits.set(hex[0]!, (lowDigits.get(hex[0]!) ?? '') + hex[1]!);
+  }
+  const literal = chars.map((c) => c.replace(/[-\\\]^]/, '\\$&')).join('');
+  return `(?:[${literal}]|%(?:${[...lowDigits].map(([high, lows]) => `${high}[${lows}]`).join('|')}))`;
+}
+
+const KEY_PREFIX_TEXTS = Object.values(KEY_PREFIXES);
+const SECRET_CHARS = Array.from({ length: 0x7f - 0x21 }, (_, i) => String.fromCharCode(0x21 + i)).filter((c) => KEY_SECRET_CHAR.test(c));
+/** A prefix in any case and 10 or more secret characters, each as sent or percent-encoded: what is a key once decoded. */
+const KEY_SENT = new RegExp(
+  `(${KEY_PREFIX_TEXTS.map((prefix) => [...prefix].map((c) => sentAs([...new Set([c.toLowerCase(), c.toUpperCase()])])).join('')).join('|')})${sentAs(SECRET_CHARS)}{10,}`,
+  'i',
+);
+const EVERY_KEY_SENT = new RegExp(KEY_SENT.source, 'gi');
+const KEY_PREFIX_PLAIN = new RegExp(KEY_PREFIX_TEXTS.join('|'), 'i');
 
 /**
  * The path and query as recorded: at most MAX_RECORDED_PATH characters (cut ones end with `…`),
- * and anything shaped like an API key replaced, should a client put its key in the query.
+ * and anything that is an API key once percent-decoded replaced, should a client put its key in
+ * the path or query; the rest is kept as sent, never decoded.
  */
 export function recordedPath(prefix: string, apiPath: string, search: string): string {
   let path = prefix + apiPath + search;
-  if (path.includes('asg_')) path = path.replace(KEY_SHAPED, '$1[redacted]');
+  // Cheap checks first: a key is sent with a prefix as it is or with an escape, and most paths hold
+  // none, for which `test` is cheaper than a global `replace` with a function.
+  if ((path.includes('%') || KEY_PREFIX_PLAIN.test(path)) && KEY_SENT.test(path)) {
+    // The matched prefix is only characters and well-formed escapes of them, so decoding it cannot throw.
+    path = path.replace(EVERY_KEY_SENT, (_key, sentPrefix: string) => `${decodeURIComponent(sentPrefix).toLowerCase()}[redacted]`);
+  }
   return path.length > MAX_RECORDED_PATH ? `${path.slice(0, MAX_RECORDED_PATH - 1)}…` : path;
 }
 
