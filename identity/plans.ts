@@ -121,18 +121,27 @@ export async function createPlanService(deps: PlanServiceDeps): Promise<PlanServ
       const { requestsPerMinute, requestsPerMonth } = readPlanLimits(limits);
       const at = now();
       const { row, created } = await db.transaction(async (tx) => {
-        const [before] = await tx.query<PlanRow>(`SELECT name, requests_per_minute, requests_per_month FROM ${table} WHERE name = $1 FOR UPDATE`, [name]);
-        const [row] = await tx.query<PlanRow>(
+        const details: Record<string, unknown> = { requestsPerMinute, requestsPerMonth };
+        // Insert first: a read of a missing row locks nothing, but a concurrent put of the same new name waits here, then updates.
+        const [inserted] = await tx.query<PlanRow>(
           `INSERT INTO ${table} (name, requests_per_minute, requests_per_month, set_by, created_at, updated_at) VALUES ($1, $2, $3, 'admin', $4, $4)
-           ON CONFLICT (name) DO UPDATE SET requests_per_minute = EXCLUDED.requests_per_minute, requests_per_month = EXCLUDED.requests_per_month,
-             set_by = 'admin', updated_at = EXCLUDED.updated_at
+           ON CONFLICT (name) DO NOTHING
            RETURNING name, requests_per_minute, requests_per_month, created_at, updated_at`,
           [name, requestsPerMinute, requestsPerMonth, at],
         );
-        const details: Record<string, unknown> = { requestsPerMinute, requestsPerMonth };
-        if (before) details.was = { requestsPerMinute: Number(before.requests_per_minute), requestsPerMonth: before.requests_per_month === null ? null : Number(before.requests_per_month) };
-        await audit.record(context, { action: before ? 'plan.updated' : 'plan.created', targetType: 'plan', targetId: name, accountId: null, details }, tx);
-        return { row: row!, created: !before };
+        if (inserted) {
+          await audit.record(context, { action: 'plan.created', targetType: 'plan', targetId: name, accountId: null, details }, tx);
+          return { row: inserted, created: true };
+        }
+        const [before] = await tx.query<PlanRow>(`SELECT requests_per_minute, requests_per_month FROM ${table} WHERE name = $1 FOR UPDATE`, [name]);
+        const [row] = await tx.query<PlanRow>(
+          `UPDATE ${table} SET requests_per_minute = $2, requests_per_month = $3, set_by = 'admin', updated_at = $4 WHERE name = $1
+           RETURNING name, requests_per_minute, requests_per_month, created_at, updated_at`,
+          [name, requestsPerMinute, requestsPerMonth, at],
+        );
+        details.was = { requestsPerMinute: Number(before!.requests_per_minute), requestsPerMonth: before!.requests_per_month === null ? null : Number(before!.requests_per_month) };
+        await audit.record(context, { action: 'plan.updated', targetType: 'plan', targetId: name, accountId: null, details }, tx);
+        return { row: row!, created: false };
       });
       const plan = toPlan(row);
       plans.set(plan.name, plan);
