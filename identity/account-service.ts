@@ -48,6 +48,10 @@ interface AccountRow {
   status?: string;
 }
 
+/** A sign-in with a wrong password and one with an unknown email look the same. */
+export const wrongCredentials = () => new ApiError('unauthorized', 'Email or password is incorrect.');
+export const accountSuspended = () => new ApiError('forbidden', 'This account is suspended; contact support.');
+
 const toAccount = (row: AccountRow): Account => ({ id: Number(row.id), email: row.email, createdAt: new Date(row.created_at) });
 
 export function createAccountService(deps: AccountServiceDeps): AccountService {
@@ -82,7 +86,7 @@ export function createAccountService(deps: AccountServiceDeps): AccountService {
       const [row] = await db.query<AccountRow>(`SELECT id, email, created_at, password_hash, status FROM ${table} WHERE email = $1`, [email]);
       if (!row) return passwords.verifyAgainstDummy(password).then(() => null);
       if (!(await passwords.verify(password, row.password_hash))) return null;
-      if (row.status === 'suspended') throw new ApiError('forbidden', 'This account is suspended; contact support.');
+      if (row.status === 'suspended') throw accountSuspended();
       if (passwords.needsRehash(row.password_hash)) {
         // Parameters were raised since this hash was made: upgrade it while we know the password.
         await db.query(`UPDATE ${table} SET password_hash = $2 WHERE id = $1`, [row.id, await passwords.hash(password)]);

@@ -8,6 +8,7 @@ import { KEYS_SCHEMA } from './migrations';
 import { ENVIRONMENTS, type Environment } from '../openapi/environments';
 import type { RevocationBus } from './revocation-bus';
 import type { AuditLog } from './audit-log';
+import { sessionEnded } from './session-service';
 
 /** Recognisable per environment (secret scanners, support), and a key works only in its own one. */
 export const KEY_PREFIXES: Readonly<Record<Environment, string>> = Object.freeze({ production: 'asg_prod_', staging: 'asg_stag_' });
@@ -281,11 +282,13 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
 
   /**
    * Locks the account row, so parallel issues and rolls for one account count one after another
-   * (NO KEY lets sessions still reference it), and refuses a suspended account.
+   * (NO KEY lets sessions still reference it), and refuses an erased or a suspended account.
    */
   async function lockAccount(tx: Queryable, accountId: number): Promise<void> {
     const [account] = await tx.query<{ status: string }>(`SELECT status FROM ${accounts} WHERE id = $1 FOR NO KEY UPDATE`, [accountId]);
-    if (account?.status === 'suspended') throw suspendedAccount();
+    // Erased since the session was resolved: the session went with it.
+    if (!account) throw sessionEnded();
+    if (account.status === 'suspended') throw suspendedAccount();
   }
 
   /**

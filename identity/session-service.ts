@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { ident, type Database } from '../db/database';
+import { ApiError } from '../lib/api-error';
+import { accountSuspended, wrongCredentials } from './account-service';
 import { KEYS_SCHEMA } from './migrations';
 
 /** Not `__Host-`: that prefix requires `Path=/`, and the session belongs to /portal only. */
@@ -25,6 +27,10 @@ export interface StartedSession extends Session {
 }
 
 export interface SessionService {
+  /**
+   * A new session of an active account. A sign-in that raced a suspension or an erasure answers
+   * as one after it: 403 `forbidden` for a suspended account, 401 `unauthorized` for one that is gone.
+   */
   start(accountId: number): Promise<StartedSession>;
   /** The live session a token stands for, or null (bad signature, expired, logged out, unknown). */
   resolve(token: string): Promise<Session | null>;
@@ -55,6 +61,9 @@ export function sessionCookieOptions(publicUrl: string | URL): SessionCookieOpti
   return { httpOnly: true, sameSite: 'lax', path: SESSION_COOKIE_PATH, secure: url.protocol === 'https:' };
 }
 
+/** What a portal request without a live session answers. */
+export const sessionEnded = () => new ApiError('unauthorized', 'You are not signed in, or your session has ended.');
+
 interface Claims {
   sid: string;
   sub: string;
@@ -69,6 +78,7 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
   }
   if (!Number.isInteger(lifetimeMs) || lifetimeMs < 1000) throw new Error('lifetimeMs must be an integer of at least 1000');
   const table = `${ident(KEYS_SCHEMA)}.sessions`;
+  const accounts = `${ident(KEYS_SCHEMA)}.accounts`;
 
   const decode = (token: string): Claims | null => {
     if (typeof token !== 'string' || token.length === 0 || token.length > 4096) return null;
@@ -91,12 +101,16 @@ export function createSessionService(deps: SessionServiceDeps): SessionService {
       const sessionId = randomBytes(24).toString('base64url');
       const createdAt = now();
       const expiresAt = new Date(createdAt.getTime() + lifetimeMs);
-      await db.query(`INSERT INTO ${table} (id, account_id, created_at, expires_at) VALUES ($1, $2, $3, $4)`, [
-        sessionId,
-        accountId,
-        createdAt,
-        expiresAt,
-      ]);
+      // The account row is locked and read here, not trusted from the password check: a suspension
+      // that commits first is seen, and one that commits after ends this session with the others.
+      const [account] = await db.query<{ status: string }>(
+        `WITH account AS (SELECT id, status FROM ${accounts} WHERE id = $2 FOR KEY SHARE),
+         started AS (INSERT INTO ${table} (id, account_id, created_at, expires_at) SELECT $1, id, $3, $4 FROM account WHERE status = 'active')
+         SELECT status FROM account`,
+        [sessionId, accountId, createdAt, expiresAt],
+      );
+      if (!account) throw wrongCredentials();
+      if (account.status !== 'active') throw accountSuspended();
       const token = jwt.sign(
         {
           sid: sessionId,

@@ -2,13 +2,13 @@ import type { IncomingMessage } from 'node:http';
 import { Router, type Request, type Response } from 'express';
 import { ApiError } from '../../lib/api-error';
 import { describeExpressRequest, expressErrorReporter } from '../../lib/report-error';
-import type { Account, AccountService } from '../../identity/account-service';
+import { wrongCredentials, type Account, type AccountService } from '../../identity/account-service';
 import { keyNotFound, type ApiKeyService, type IssuedKey, type KeySummary, type RollOverlap } from '../../identity/api-key-service';
 import type { DailyUsageService } from '../../identity/daily-usage-service';
 import type { LoginLimiter } from '../../identity/login-limiter';
 import type { AccountPlanUsage, PlanUsage } from '../../identity/plan-usage';
 import type { SignupLimiter } from '../../identity/signup-limiter';
-import { SESSION_COOKIE_NAME, sessionCookieOptions, type SessionService } from '../../identity/session-service';
+import { SESSION_COOKIE_NAME, sessionCookieOptions, sessionEnded, type SessionService } from '../../identity/session-service';
 import { serializeCookie } from './cookies';
 import { loggedRequestBody, readKeyRequestsQuery, type KeyRequestLog } from './key-requests';
 import { nextPageLink } from '../../lib/next-page-link';
@@ -149,7 +149,7 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
       }
       if (!account) {
         await attempt.failed();
-        throw new ApiError('unauthorized', 'Email or password is incorrect.');
+        throw wrongCredentials();
       }
       await attempt.succeeded();
       await startSession(req, res, account.id);
@@ -171,7 +171,7 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
     .route('/me')
     .get(signedIn, async function me(_req, res) {
       const account = await accounts.get(currentSession(res).accountId);
-      if (!account) throw new ApiError('unauthorized', 'You are not signed in, or your session has ended.');
+      if (!account) throw sessionEnded();
       res.status(200).json(accountBody(account));
     })
     .all(onlyMethods('GET'));
@@ -180,7 +180,7 @@ export function createPortalApiRouter(deps: PortalApiDeps): Router {
     .route('/plan')
     .get(signedIn, async function plan(_req, res) {
       const usage = await deps.planUsage.of(currentSession(res).accountId);
-      if (!usage) throw new ApiError('unauthorized', 'You are not signed in, or your session has ended.');
+      if (!usage) throw sessionEnded();
       res.status(200).json(planBody(usage));
     })
     .all(onlyMethods('GET'));

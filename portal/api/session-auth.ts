@@ -1,6 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { ApiError } from '../../lib/api-error';
-import { SESSION_COOKIE_NAME, type Session, type SessionService } from '../../identity/session-service';
+import { SESSION_COOKIE_NAME, sessionEnded, type Session, type SessionService } from '../../identity/session-service';
 import { parseCookies } from './cookies';
 
 /** The session token the request carries, if any. */
@@ -20,7 +19,7 @@ export function requireSession(sessions: Pick<SessionService, 'resolve'>): Reque
   return async function requireSession(req, res, next) {
     const token = sessionToken(req);
     const session = token ? await sessions.resolve(token) : null;
-    if (!session) throw new ApiError('unauthorized', 'You are not signed in, or your session has ended.');
+    if (!session) throw sessionEnded();
     res.locals.session = session;
     next();
   };

@@ -253,6 +253,21 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
     });
   });
 
+  test('when the account was erased while its session was still in hand, then issuing or rolling a key is 401 as for an ended session, and nothing is written', async () => {
+    const accountId = await newAccount();
+    const held = await service.issue(accountId, { name: 'held' });
+    // What an erase does to the account's rows: the cascade takes its keys and sessions with it.
+    await db.query('DELETE FROM accounts.accounts WHERE id = $1', [accountId]);
+    for (const attempt of [() => service.issue(accountId, { name: 'after' }), () => service.roll(accountId, held.id, 'none')]) {
+      const err = await attempt().then(() => undefined, (e: unknown) => e);
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).toBody()).toEqual({ code: 'unauthorized', message: 'You are not signed in, or your session has ended.', status: 401 });
+    }
+    expect(await db.query('SELECT id FROM accounts.api_keys WHERE account_id = $1', [accountId])).toEqual([]);
+    const audited = await db.query<{ action: string; target_id: string }>('SELECT action, target_id FROM accounts.audit_log WHERE account_id = $1 ORDER BY id', [accountId]);
+    expect(audited).toEqual([{ action: 'key.created', target_id: held.id }]);
+  });
+
   test('when a key is verified, then the result names the key, account and environment', async () => {
     const accountId = await newAccount();
     const issued = await service.issue(accountId, { name: 'verify me', expiresInDays: 10 });
