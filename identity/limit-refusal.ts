@@ -1,7 +1,7 @@
 import { RateLimiterMemory, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiError } from '../lib/api-error';
 
-export type Limiter = Pick<RateLimiterAbstract, 'consume' | 'reward' | 'block' | 'delete'>;
+export type Limiter = Pick<RateLimiterAbstract, 'consume' | 'reward' | 'penalty' | 'get' | 'block' | 'delete'>;
 
 /** Builds one counter: memory by default; the composition root passes a Redis-backed one when processes share limits. */
 export type CreateLimiter = (options: { keyPrefix: string; points: number; duration: number }) => Limiter;
@@ -16,18 +16,23 @@ export function describeWait(seconds: number): string {
 }
 
 /**
- * Takes one point of `key`, or throws 429 `rate_limited` with `Retry-After` and the message
- * `refusal` makes of the wait. rate-limiter-flexible rejects with a RateLimiterRes when over the
- * limit and with an Error when its store fails; the Error is passed on as it is.
+ * Takes one point of `key`, or throws 429 `rate_limited` (`refusedFor`). rate-limiter-flexible
+ * rejects with a RateLimiterRes when over the limit and with an Error when its store fails; the
+ * Error is passed on as it is.
  */
 export async function consumeOrRefuse(limiter: Pick<Limiter, 'consume'>, key: string, refusal: (wait: string) => string): Promise<RateLimiterRes> {
   try {
     return await limiter.consume(key);
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
-    const seconds = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
-    throw new ApiError('rate_limited', refusal(describeWait(seconds)), { headers: { 'Retry-After': String(seconds) } });
+    throw refusedFor(rejection, refusal);
   }
+}
+
+/** 429 `rate_limited` for a count over its limit, with `Retry-After` and the message `refusal` makes of the wait. */
+export function refusedFor(count: RateLimiterRes, refusal: (wait: string) => string): ApiError {
+  const seconds = Math.max(1, Math.ceil(count.msBeforeNext / 1000));
+  return new ApiError('rate_limited', refusal(describeWait(seconds)), { headers: { 'Retry-After': String(seconds) } });
 }
 
 /**

@@ -1,3 +1,4 @@
+import { connect, type Socket } from 'node:net';
 import Redis from 'ioredis';
 import { freePort } from '../bench/support/processes';
 import { ADMIN_DOCUMENT_PATH, loadOpenApiDocument } from '../openapi/document';
@@ -163,6 +164,44 @@ describe('wrong admin tokens with REDIS_URL, across two gateways', () => {
     await deleteRedisKeys(prefix, redis);
     redis?.disconnect();
   });
+  const failureKey = `${prefix}admin_auth_fail:127.0.0.1`;
+  beforeEach(() => redis.del(failureKey));
+
+  const withToken = (gw: TestGateway, token: string) => fetch(`${gw.adminUrl}/admin/v1/plans`, { headers: { authorization: `Bearer ${token}` } });
+  /** A connection on which the gateway has already answered a request (one without a token, which counts nothing), so it reads the next one at once. */
+  async function readConnection(gw: TestGateway): Promise<Socket> {
+    const socket = connect(Number(new URL(gw.adminUrl!).port), '127.0.0.1').setEncoding('latin1');
+    let text = '';
+    await new Promise<void>((resolve, reject) => {
+      socket.on('error', reject).on('data', function untilAnswered(chunk: string) {
+        text += chunk;
+        if (!text.endsWith(JSON.stringify(NO_TOKEN))) return;
+        socket.off('data', untilAnswered);
+        resolve();
+      });
+      socket.write('GET /admin/v1/plans HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+    });
+    return socket;
+  }
+
+  /**
+   * `count` requests to each gateway, written in one turn on connections it has read from before,
+   * so it has them all in flight at once (fetch would spread them over turns); how many got each status.
+   */
+  async function burst(gateways: TestGateway[], count: number, token: (i: number) => string): Promise<Record<number, number>> {
+    const sockets = await Promise.all(gateways.flatMap((gw) => Array.from({ length: count }, () => readConnection(gw))));
+    const answers = sockets.map((socket, i) => new Promise<string>((resolve) => {
+      let text = '';
+      socket.on('data', (chunk: string) => (text += chunk)).on('close', () => resolve(text));
+      socket.write(`GET /admin/v1/plans HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token(i % count)}\r\nConnection: close\r\n\r\n`);
+    }));
+    const statuses: Record<number, number> = {};
+    for (const text of await Promise.all(answers)) {
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(text)?.[1]);
+      statuses[status] = (statuses[status] ?? 0) + 1;
+    }
+    return statuses;
+  }
 
   test('when 5 wrong tokens go to each gateway, then both refuse the address with 429: the count is one, in Redis', async () => {
     for (let i = 0; i < 5; i++) {
@@ -173,6 +212,26 @@ describe('wrong admin tokens with REDIS_URL, across two gateways', () => {
     for (const gw of [a, b]) {
       await expectAdminError(await fetch(`${gw.adminUrl}/admin/v1/plans`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } }), 429, TOO_MANY);
     }
+  });
+
+  test('when 30 right tokens arrive at once at each gateway, then all 60 are let in, and nothing is counted', async () => {
+    expect(await burst([a, b], 30, () => ADMIN_TOKEN)).toEqual({ 200: 60 });
+    expect(await redis.get(failureKey)).toBeNull();
+    expect((await withToken(a, ADMIN_TOKEN)).status).toBe(200);
+  });
+
+  test('when 30 wrong tokens arrive at once, then 10 are compared and answered 401, the other 20 get 429, and so does the right token after them', async () => {
+    expect(await burst([a], 30, (i) => `wrong-${i}`)).toEqual({ 401: 10, 429: 20 });
+    await expectAdminError(await withToken(a, ADMIN_TOKEN), 429, TOO_MANY);
+    expect(Number(await redis.get(failureKey))).toBe(10);
+  });
+
+  test('when right tokens reach both gateways at once after 9 wrong ones, then all are let in, and the 10th wrong token still locks the address out', async () => {
+    for (let i = 0; i < 9; i++) expect((await withToken(a, `wrong-${i}`)).status).toBe(401);
+    expect(await burst([a, b], 30, () => ADMIN_TOKEN)).toEqual({ 200: 60 });
+    expect(Number(await redis.get(failureKey))).toBe(9);
+    expect((await withToken(b, 'wrong-9')).status).toBe(401);
+    await expectAdminError(await withToken(a, ADMIN_TOKEN), 429, TOO_MANY);
   });
 });
 
