@@ -101,6 +101,30 @@ describe('the admin client', () => {
     }
   });
 
+  test('when ADMIN_URL has a path prefix and a next link leaves it, then the token is not sent there', async () => {
+    const api = await serve((req, res) => json(res, 200, [{ id: 1 }], req.url!.startsWith('/ops/') ? { link: '</admin/v1/accounts?after=1>; rel="next"' } : {}));
+    try {
+      const client = createAdminClient({ adminUrl: new URL(`${api.base}/ops/`), token: 'secret' });
+      await expect(client.list('admin/v1/accounts', {}, 10)).rejects.toThrow(
+        new CliError("the admin API's next page (/admin/v1/accounts) is outside ADMIN_URL's path /ops/; not following it with the token."),
+      );
+      expect(api.seen.map((s) => s.url)).toEqual(['/ops/admin/v1/accounts?limit=10']);
+    } finally {
+      await api.close();
+    }
+  });
+
+  test('when ADMIN_URL has a path prefix and a next link is a query alone, then the next page is asked below the prefix', async () => {
+    const api = await serve((req, res) => json(res, 200, [{ id: 1 }], req.url!.includes('after=') ? {} : { link: '<?after=1>; rel="next"' }));
+    try {
+      const { items } = await createAdminClient({ adminUrl: new URL(`${api.base}/ops/`), token: 't' }).list('admin/v1/accounts', {}, 10);
+      expect(items).toEqual([{ id: 1 }, { id: 1 }]);
+      expect(api.seen.map((s) => s.url)).toEqual(['/ops/admin/v1/accounts?limit=10', '/ops/admin/v1/accounts?after=1&limit=9']);
+    } finally {
+      await api.close();
+    }
+  });
+
   test('when a next link repeats the page, then it stops instead of looping', async () => {
     const api = await serve((req, res) => json(res, 200, [{ id: 1 }], { link: `<${req.url}>; rel="next"` }));
     try {

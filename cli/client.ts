@@ -81,8 +81,9 @@ export function createAdminClient({ adminUrl, token, fetch: fetchImpl = fetch, t
         items.push(...(body as T[]));
         const next = nextLink(headers.get('link'), url);
         if (items.length >= limit || !next) return { items: items.slice(0, limit), more: items.length > limit || next !== null };
-        // The token goes only where ADMIN_URL points, whatever a Link header says.
+        // The token goes only where ADMIN_URL points, path prefix included, whatever a Link header says.
         if (next.origin !== adminUrl.origin) throw new CliError(`the admin API's next page is on another origin (${next.origin}); not following it with the token.`);
+        if (!next.pathname.startsWith(adminUrl.pathname)) throw new CliError(`the admin API's next page (${next.pathname}) is outside ADMIN_URL's path ${adminUrl.pathname}; not following it with the token.`);
         if (body.length === 0 || next.href === url.href) throw new CliError(`the admin API's next page of GET ${url.pathname} would repeat the last one.`);
         next.searchParams.set('limit', String(Math.min(limit - items.length, MAX_PAGE)));
         url = next;

@@ -2,7 +2,7 @@ import type { Database } from '../db/database';
 import { monthStart } from '../identity/month';
 import { testDatabaseKinds } from './support/databases';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
-import { adminClient, ADMIN_ENV, type AdminClient } from './support/admin-client';
+import { adminClient, ADMIN_ENV, nextPagePath, type AdminClient } from './support/admin-client';
 import { jsonOf } from './support/http';
 
 const PASSWORD = 'correct horse battery staple';
@@ -70,10 +70,11 @@ describe.each(testDatabaseKinds())('admin accounts on %s', (database) => {
   test('when there are more accounts than the limit, then each page has Link rel=next to the following one, and the last has none', async () => {
     const devs = [await developer(), await developer(), await developer()];
     const start = devs[0]!.account.id - 1;
-    const first = await admin.get(`/admin/v1/accounts?limit=2&after=${start}`);
+    const asked = `/admin/v1/accounts?limit=2&after=${start}`;
+    const first = await admin.get(asked);
     expect(first.body.map((a: Account) => a.id)).toEqual([devs[0]!.account.id, devs[1]!.account.id]);
-    expect(first.headers.get('link')).toBe(`</admin/v1/accounts?limit=2&after=${devs[1]!.account.id}>; rel="next"`);
-    const second = await admin.get(/^<([^>]+)>/.exec(first.headers.get('link')!)![1]!);
+    expect(first.headers.get('link')).toBe(`<?limit=2&after=${devs[1]!.account.id}>; rel="next"`);
+    const second = await admin.get(nextPagePath(first.headers.get('link'), asked));
     expect(second.body).toEqual([summary(devs[2]!.account)]);
     expect(second.headers.get('link')).toBeNull();
   });

@@ -3,7 +3,7 @@ import type { Database } from '../db/database';
 import { captureLogs } from './support/captured-logs';
 import { testDatabaseKinds } from './support/databases';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
-import { adminClient, ADMIN_ENV, type AdminClient } from './support/admin-client';
+import { adminClient, ADMIN_ENV, nextPagePath, type AdminClient } from './support/admin-client';
 import { jsonOf } from './support/http';
 
 interface PortalKey {
@@ -71,10 +71,11 @@ describe.each(testDatabaseKinds())('admin keys on %s', (database) => {
         randomBytes(32).toString('hex'),
       ]);
     }
-    const first = await admin.get(`/admin/v1/keys?prefix=${stem}&limit=2`);
+    const asked = `/admin/v1/keys?prefix=${stem}&limit=2`;
+    const first = await admin.get(asked);
     expect(first.body.map((k: { id: string }) => k.id)).toEqual(ids.slice(0, 2));
-    expect(first.headers.get('link')).toBe(`</admin/v1/keys?prefix=${stem}&limit=2&after=${ids[1]}>; rel="next"`);
-    const second = await admin.get(/^<([^>]+)>/.exec(first.headers.get('link')!)![1]!);
+    expect(first.headers.get('link')).toBe(`<?prefix=${stem}&limit=2&after=${ids[1]}>; rel="next"`);
+    const second = await admin.get(nextPagePath(first.headers.get('link'), asked));
     expect(second.body.map((k: { id: string; name: string }) => [k.id, k.name])).toEqual([[ids[2], 'seeded 2']]);
     expect(second.headers.get('link')).toBeNull();
   });

@@ -1,7 +1,7 @@
 import type { Database } from '../db/database';
 import { testDatabaseKinds } from './support/databases';
 import { signUpDeveloper, startTestGateway, type TestGateway } from './support/gateway-harness';
-import { adminClient, ADMIN_ENV, ADMIN_TOKEN, type AdminClient } from './support/admin-client';
+import { adminClient, ADMIN_ENV, ADMIN_TOKEN, nextPagePath, type AdminClient } from './support/admin-client';
 import { sendRaw } from './support/raw-http';
 
 /** Plans and the audit trail through the real admin listener. */
@@ -67,15 +67,16 @@ describe.each(testDatabaseKinds())('admin plans and audit on %s', (database) => 
     const dev = await signUpDeveloper(gw.url); // two key.created entries
     await admin.post(`/admin/v1/accounts/${dev.accountId}/suspend`, { reason: 'one' });
     await admin.post(`/admin/v1/accounts/${dev.accountId}/reinstate`, { reason: 'two' });
-    const first = await admin.get(`/admin/v1/audit?accountId=${dev.accountId}&limit=3`);
+    const asked = `/admin/v1/audit?accountId=${dev.accountId}&limit=3`;
+    const first = await admin.get(asked);
     expect(first.body.map((e: { action: string; reason: string | null }) => [e.action, e.reason])).toEqual([
       ['account.reinstated', 'two'],
       ['account.suspended', 'one'],
       ['key.created', null],
     ]);
     const lastId = first.body[2].id;
-    expect(first.headers.get('link')).toBe(`</admin/v1/audit?accountId=${dev.accountId}&limit=3&after=${lastId}>; rel="next"`);
-    const second = await admin.get(/^<([^>]+)>/.exec(first.headers.get('link')!)![1]!);
+    expect(first.headers.get('link')).toBe(`<?accountId=${dev.accountId}&limit=3&after=${lastId}>; rel="next"`);
+    const second = await admin.get(nextPagePath(first.headers.get('link'), asked));
     expect(second.body).toEqual([
       {
         id: expect.any(Number),
@@ -105,7 +106,7 @@ describe.each(testDatabaseKinds())('admin plans and audit on %s', (database) => 
     const first = await get('/admin/v1/audit?limit=2');
     expect(first.status).toBe(200);
     const firstIds = (JSON.parse(first.body) as { id: number }[]).map((e) => e.id);
-    expect(first.headers.link).toBe(`</admin/v1/audit?limit=2&after=${firstIds[1]}>; rel="next"`);
+    expect(first.headers.link).toBe(`<?limit=2&after=${firstIds[1]}>; rel="next"`);
     const next = new URL(/^<([^>]+)>/.exec(first.headers.link!)![1]!, `${origin}/admin/v1/audit?limit=2`);
     expect(next.origin).toBe(origin);
     const second = await get(`${next.pathname}${next.search}`);

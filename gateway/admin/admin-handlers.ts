@@ -13,11 +13,6 @@ export interface AdminCall {
   body: unknown;
   /** Who asked (`admin:<label>`) and the request's id, for the audit trail. */
   audit: AuditContext;
-  /**
-   * The operation's path (`/admin/v1/audit`), for `Link` headers: relative to the request, they
-   * lead back to whatever origin the client reached, which the listener's bind address may not be.
-   */
-  pagePath: string;
 }
 
 export interface AdminReply {
@@ -45,10 +40,14 @@ const reasonOf = (body: unknown): string | null => {
   return typeof reason === 'string' ? reason.trim() : null;
 };
 
-/** A page as the document's lists are: a JSON array, and `Link: rel="next"` when there is more. */
+/**
+ * A page as the document's lists are: a JSON array, and `Link: rel="next"` when there is more. The
+ * link is a query alone, resolved against the request's URL: it keeps the origin and any path
+ * prefix the client reached the listener under, which its bind address may not be.
+ */
 function page<T>(items: T[], next: string | number | null, call: AdminCall, filters: Record<string, string | number | undefined>): AdminReply {
   const limit = call.query.limit as number;
-  return { status: 200, body: items, headers: next === null ? undefined : { Link: nextPageLink(call.pagePath, filters, limit, next) } };
+  return { status: 200, body: items, headers: next === null ? undefined : { Link: nextPageLink('', filters, limit, next) } };
 }
 
 /** Each operationId of openapi/admin.yaml and what it does: adapt the call, ask a service, shape the answer. */

@@ -49,7 +49,7 @@ describe('adminRoutes', () => {
     );
   });
 
-  test('when a request matches, then its handler gets typed path and query values, the defaults, the audit context and its page path', async () => {
+  test('when a request matches, then its handler gets typed path and query values, the defaults, and the audit context', async () => {
     const res = await fetch(`${base}/admin/v1/audit?accountId=7`);
     expect(await res.json()).toEqual({ operationId: 'listAuditEntries' });
     expect(calls[0]!.call).toEqual({
@@ -57,7 +57,6 @@ describe('adminRoutes', () => {
       query: { accountId: 7, limit: 50 },
       body: undefined,
       audit: { actor: 'admin:ops', requestId: 'req-1' },
-      pagePath: '/admin/v1/audit',
     });
   });
 

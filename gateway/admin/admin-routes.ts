@@ -56,7 +56,6 @@ export function adminRoutes({ document, handlers, basePath, maxBodyBytes }: Admi
       query,
       body,
       audit: { actor: state.actor!, requestId: state.requestId },
-      pagePath: `${basePath}${operation.pathTemplate}`,
     });
     for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
     if (reply.body === undefined) res.status(reply.status).end();

@@ -32,3 +32,11 @@ export function adminClient(adminUrl: string, token: string = ADMIN_TOKEN) {
 }
 
 export type AdminClient = ReturnType<typeof adminClient>;
+
+/** Where a page's `Link: <…>; rel="next"` leads: its reference resolved against the path asked, as a client resolves it. */
+export function nextPagePath(link: string | null, asked: string): string {
+  const reference = /^<([^>]+)>; rel="next"$/.exec(link ?? '');
+  if (!reference) throw new Error(`no rel="next" link in ${JSON.stringify(link)}`);
+  const next = new URL(reference[1]!, new URL(asked, 'http://admin.test'));
+  return `${next.pathname}${next.search}`;
+}
