@@ -223,8 +223,11 @@ export function checkedKeyId(keyId: unknown): string {
 
 const suspendedAccount = () => new ApiError('forbidden', 'This account is suspended; it cannot create keys.');
 
-const tooManyKeys = (max: number) =>
-  new ApiError('conflict', `This account already has ${max} active ${max === 1 ? 'key' : 'keys'}, the most it may hold; revoke one to create another.`);
+/** What frees room for a create, and for a roll with an overlap. */
+const CREATE_ADVICE = 'revoke one to create another';
+const ROLL_ADVICE = 'roll with no overlap, or revoke a key first';
+const tooManyKeys = (max: number, advice: string) =>
+  new ApiError('conflict', `This account already has ${max} active ${max === 1 ? 'key' : 'keys'}, the most it may hold; ${advice}.`);
 
 interface KeyRow {
   id: string;
@@ -293,15 +296,15 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
 
   /**
    * Refuses one more key when the account already holds its most working keys: a rolled key still
-   * in its overlap works, so it counts. `replacing` keys stop working as the new one starts.
+   * in its overlap works, so it counts. `advice` says what frees room.
    */
-  async function ensureRoom(tx: Queryable, accountId: number, at: Date, replacing = 0): Promise<void> {
+  async function ensureRoom(tx: Queryable, accountId: number, at: Date, advice: string): Promise<void> {
     const [held] = await tx.query<{ active: number }>(
       `SELECT count(*)::int AS active FROM ${table}
        WHERE account_id = $1 AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > $2)`,
       [accountId, at],
     );
-    if (held!.active - replacing >= maxActiveKeys) throw tooManyKeys(maxActiveKeys);
+    if (held!.active >= maxActiveKeys) throw tooManyKeys(maxActiveKeys, advice);
   }
 
   async function insertKey(tx: Queryable, accountId: number, key: IssuedKey): Promise<void> {
@@ -322,7 +325,7 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       const issued: IssuedKey = { ...minted, name, environment, createdAt, expiresAt: expiresInDays === null ? null : new Date(createdAt.getTime() + expiresInDays * DAY_MS) };
       await db.transaction(async (tx) => {
         await lockAccount(tx, accountId);
-        await ensureRoom(tx, accountId, createdAt);
+        await ensureRoom(tx, accountId, createdAt, CREATE_ADVICE);
         await insertKey(tx, accountId, issued);
         await audit.record(
           { actor: `account:${accountId}` },
@@ -348,8 +351,9 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
         const status = keyStatus({ revokedAt: dateOrNull(old.revoked_at), expiresAt: oldExpiresAt }, at);
         if (status !== 'active') throw new ApiError('conflict', `This key is ${status}; only an active key can be rolled.`);
         if (old.rolled_to) throw new ApiError('conflict', 'This key has already been rolled; roll its successor instead.');
-        // With no overlap the old key ends as the new one starts (expiry `at` counts as expired).
-        await ensureRoom(tx, accountId, at, overlapMs === 0 ? 1 : 0);
+        // With no overlap the old key ends as the new one starts (expiry `at` counts as expired): the
+        // roll replaces it and needs no room, even where a lowered cap leaves the account above it.
+        if (overlapMs > 0) await ensureRoom(tx, accountId, at, ROLL_ADVICE);
         // The successor lives as long as its predecessor was meant to, counted from now.
         const lifetimeMs = oldExpiresAt === null ? null : oldExpiresAt.getTime() - new Date(old.created_at).getTime();
         const issued: IssuedKey = { ...mintKey(old.environment), name: old.name, environment: old.environment, createdAt: at, expiresAt: lifetimeMs === null ? null : new Date(at.getTime() + lifetimeMs) };

@@ -11,6 +11,7 @@ const conflictSchema = (portalDocument.paths['/keys'] as { post: { responses: Re
 const validateConflict = createSchemaCompiler(portalDocument).compile(conflictSchema);
 
 const CAP_REACHED = { code: 'conflict', message: 'This account already has 3 active keys, the most it may hold; revoke one to create another.', status: 409 };
+const CAP_REACHED_ROLL = { ...CAP_REACHED, message: 'This account already has 3 active keys, the most it may hold; roll with no overlap, or revoke a key first.' };
 const HOUR = 3_600_000;
 
 /** A secret and the environment it works in. */
@@ -107,7 +108,7 @@ describe.each(testDatabaseKinds())('keys per account on %s', (database) => {
       }
       expect(await working(secrets)).toBeLessThanOrEqual(3);
     }
-    expect(answers).toEqual(Array.from({ length: 3 }, () => [409, CAP_REACHED]));
+    expect(answers).toEqual(Array.from({ length: 3 }, () => [409, CAP_REACHED_ROLL]));
     expect(await working(secrets)).toBe(3);
     expect(await activeKeys(dev)).toHaveLength(3);
     expect(await jsonOf(await createKey(dev, 'one too many'))).toEqual(CAP_REACHED);
@@ -123,7 +124,7 @@ describe.each(testDatabaseKinds())('keys per account on %s', (database) => {
     expect(await working([{ key: third.key, environment: 'production' }])).toBe(0);
     expect(await working(secrets)).toBe(3);
 
-    expect(await jsonOf(await roll(dev, fresh.id, '1h'))).toEqual(CAP_REACHED);
+    expect(await jsonOf(await roll(dev, fresh.id, '1h'))).toEqual(CAP_REACHED_ROLL);
     const again = await roll(dev, fresh.id, 'none');
     expect(again.status).toBe(201);
     secrets.push(await jsonOf(again));

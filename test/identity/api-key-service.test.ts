@@ -212,6 +212,17 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
       await expect(service.issue(await newAccount(), { name: 'elsewhere' })).resolves.toMatchObject({ name: 'elsewhere' });
     });
 
+    test('when the cap is lowered below what an account holds, then a roll with no overlap still replaces a key, and one with an overlap is refused', async () => {
+      const accountId = await newAccount();
+      const keys = [];
+      for (let i = 0; i < 3; i++) keys.push(await service.issue(accountId, { name: `key ${i}` }));
+      const lowered = capped(2);
+      await expect(lowered.roll(accountId, keys[0]!.id, 'none')).resolves.toMatchObject({ name: 'key 0' });
+      await expectApiError(lowered.roll(accountId, keys[1]!.id, '1h'), 'conflict', 'This account already has 2 active keys, the most it may hold; roll with no overlap, or revoke a key first.');
+      expect(await activeRows(accountId)).toBe(4);
+      expect((await lowered.list(accountId)).filter((k) => k.status === 'active')).toHaveLength(3);
+    });
+
     test('when one key is revoked or has expired, then it frees its slot', async () => {
       const limited = capped(2);
       const accountId = await newAccount();
