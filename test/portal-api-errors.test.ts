@@ -1,24 +1,17 @@
 import { createAuditLog } from '../identity/audit-log';
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
 import type { Database } from '../db/database';
 import { createAccountService } from '../identity/account-service';
 import { createAccountUsageLedger } from '../identity/account-usage-ledger';
 import { createPlanUsage } from '../identity/plan-usage';
 import { createApiKeyService, type ApiKeyService } from '../identity/api-key-service';
 import { createDailyUsageService } from '../identity/daily-usage-service';
-import { createLoginLimiter } from '../identity/login-limiter';
-import { createSignupLimiter } from '../identity/signup-limiter';
 import { migrateKeys } from '../identity/migrations';
 import { createLocalRevocationBus } from '../identity/revocation-bus';
 import { createSessionService } from '../identity/session-service';
-import { createPortalApiRouter } from '../portal/api/router';
-import { clientKey } from '../gateway/http/client-ip';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from './support/databases';
 import { jsonOf } from './support/http';
+import { PORTAL_PUBLIC_URL, startPortalApi, type PortalApiServer } from './support/portal-api-server';
 
-const PUBLIC_URL = 'https://portal.example.com';
 
 /** Asserts an Error body with the exact code, message and status, sent as uncacheable JSON. */
 async function expectError(res: Response, status: number, code: string, message: string): Promise<void> {
@@ -39,7 +32,7 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
   let testDb: TestDatabase;
   let db: Database;
   let apiKeys: ApiKeyService;
-  let server: Server;
+  let server: PortalApiServer;
   let base: string;
   let origin: string;
   let cookie: string;
@@ -54,36 +47,15 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
     db = await testDb.open();
     await migrateKeys(db);
     apiKeys = createApiKeyService({ db, audit: createAuditLog({ db }), hashSecret: 'errors-test-hash-secret-0123456789abcdef', revocations: createLocalRevocationBus() });
-    const app = express();
-    app.use(
-      '/portal/api',
-      createPortalApiRouter({
-        accounts: createAccountService({ db }),
-        sessions: createSessionService({ db, secret: 'errors-test-session-secret-0123456789abc' }),
-        apiKeys,
-        dailyUsage: createDailyUsageService({ db, nowMs: Date.now }),
-        planUsage: planUsageOn(db),
-        loginLimiter: createLoginLimiter(),
-        signupLimiter: createSignupLimiter(),
-        clientKey: (req) => clientKey(req, false),
-        publicUrl: PUBLIC_URL,
-      }),
-    );
-    server = await new Promise((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
-    });
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    base = `${origin}/portal/api`;
+    server = await startPortalApi(db, { apiKeys, planUsage: planUsageOn(db) });
+    ({ origin, base } = server);
     const signup = await postJson('/signup', { email: 'errors@example.com', password: 'correct horse battery staple' });
     expect(signup.status).toBe(201);
     cookie = signup.headers.getSetCookie()[0]!.split(';', 1)[0]!;
   });
 
   afterAll(async () => {
-    if (server) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    await server?.stop();
     await apiKeys?.close();
     await db?.close();
     await testDb?.destroy();
@@ -197,7 +169,7 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
     });
 
     test('when Origin is the configured public origin or the origin the request was sent to, then it is allowed', async () => {
-      for (const allowed of [PUBLIC_URL, origin]) {
+      for (const allowed of [PORTAL_PUBLIC_URL, origin]) {
         const res = await postJson('/login', { email: `nobody-${allowed.length}@example.com`, password: 'x' }, { origin: allowed });
         expect(res.status).toBe(401);
       }
@@ -222,32 +194,20 @@ describe.each(testDatabaseKinds())('portal API error paths on %s', (kind) => {
       await broken.close();
 
       const logged: object[] = [];
-      const app = express();
-      app.use(
-        '/portal/api',
-        createPortalApiRouter({
-          accounts: createAccountService({ db: broken }),
-          sessions,
-          apiKeys,
-          dailyUsage: createDailyUsageService({ db: broken, nowMs: Date.now }),
-          planUsage: planUsageOn(broken),
-          loginLimiter: createLoginLimiter(),
-          signupLimiter: createSignupLimiter(),
-          clientKey: (req) => clientKey(req, false),
-          publicUrl: PUBLIC_URL,
-          logger: { error: (obj) => logged.push(obj) },
-        }),
-      );
-      const brokenServer: Server = await new Promise((resolve) => {
-        const s = app.listen(0, '127.0.0.1', () => resolve(s));
+      const brokenServer = await startPortalApi(broken, {
+        accounts: createAccountService({ db: broken }),
+        sessions,
+        apiKeys,
+        dailyUsage: createDailyUsageService({ db: broken, nowMs: Date.now }),
+        planUsage: planUsageOn(broken),
+        logger: { error: (obj: object) => logged.push(obj) },
       });
       try {
-        const url = `http://127.0.0.1:${(brokenServer.address() as AddressInfo).port}/portal/api/me`;
+        const url = `${brokenServer.base}/me`;
         await expectError(await fetch(url, { headers: { cookie: `asg_session=${token}` } }), 500, 'internal_error', 'An unexpected error occurred.');
         expect(logged).toEqual([{ requestId: expect.any(String), code: 'internal_error', err: expect.any(Error), method: 'GET', path: '/portal/api/me' }]);
       } finally {
-        brokenServer.closeAllConnections();
-        await new Promise((resolve) => brokenServer.close(resolve));
+        await brokenServer.stop();
         await brokenDb.destroy();
       }
     });

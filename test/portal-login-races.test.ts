@@ -1,27 +1,18 @@
-import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import express from 'express';
 import type { Database } from '../db/database';
 import { createAccountAdmin, type AccountAdmin } from '../identity/account-admin';
 import { createAccountService } from '../identity/account-service';
 import { createAccountUsageLedger } from '../identity/account-usage-ledger';
 import { createApiKeyService, type ApiKeyService } from '../identity/api-key-service';
 import { createAuditLog } from '../identity/audit-log';
-import { createDailyUsageService } from '../identity/daily-usage-service';
-import { createLoginLimiter } from '../identity/login-limiter';
 import { migrateKeys } from '../identity/migrations';
 import { createPasswordHasher, type PasswordHasher } from '../identity/password';
 import { createPlanService, type PlanService } from '../identity/plans';
 import { createPlanUsage } from '../identity/plan-usage';
 import { createLocalRevocationBus } from '../identity/revocation-bus';
-import { createSessionService } from '../identity/session-service';
-import { createSignupLimiter } from '../identity/signup-limiter';
-import { clientKey } from '../gateway/http/client-ip';
-import { createPortalApiRouter } from '../portal/api/router';
 import { createTestDatabase, testDatabaseKinds, type TestDatabase } from './support/databases';
 import { jsonOf } from './support/http';
+import { startPortalApi, type PortalApiServer } from './support/portal-api-server';
 
-const PUBLIC_URL = 'https://portal.example.com';
 const PASSWORD = 'correct horse battery staple';
 const ADMIN = { actor: 'admin:ops', requestId: 'req-race' } as const;
 
@@ -36,7 +27,7 @@ describe.each(testDatabaseKinds())('signing in while the account is suspended or
   let plans: PlanService;
   let apiKeys: ApiKeyService;
   let admin: AccountAdmin;
-  let server: Server;
+  let server: PortalApiServer;
   let base: string;
   let afterPasswordCheck: (() => Promise<unknown>) | undefined;
 
@@ -76,25 +67,12 @@ describe.each(testDatabaseKinds())('signing in while the account is suspended or
       },
     };
     const usage = createAccountUsageLedger({ db, clock: Date.now, flushIntervalMs: 60_000, onFlushError: () => {} });
-    const app = express();
-    app.use(
-      '/portal/api',
-      createPortalApiRouter({
-        accounts: createAccountService({ db, passwords }),
-        sessions: createSessionService({ db, secret: 'races-test-session-secret-0123456789abcd' }),
-        apiKeys,
-        dailyUsage: createDailyUsageService({ db, nowMs: Date.now }),
-        planUsage: createPlanUsage({ db, plans, usage, now: () => new Date() }),
-        loginLimiter: createLoginLimiter(),
-        signupLimiter: createSignupLimiter(),
-        clientKey: (req) => clientKey(req, false),
-        publicUrl: PUBLIC_URL,
-      }),
-    );
-    server = await new Promise((resolve) => {
-      const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    server = await startPortalApi(db, {
+      accounts: createAccountService({ db, passwords }),
+      apiKeys,
+      planUsage: createPlanUsage({ db, plans, usage, now: () => new Date() }),
     });
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/portal/api`;
+    base = server.base;
   });
 
   afterEach(() => {
@@ -102,10 +80,7 @@ describe.each(testDatabaseKinds())('signing in while the account is suspended or
   });
 
   afterAll(async () => {
-    if (server) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    await server?.stop();
     plans?.close();
     await apiKeys?.close();
     await db?.close();
