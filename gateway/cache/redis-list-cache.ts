@@ -55,10 +55,13 @@ export function createRedisListCache(options: {
   generationLeaseMs?: number;
   /** Bytes of entries this process keeps a copy of (CACHE_MAX_BYTES). */
   localCopyBytes?: number;
+  /** The monotonic clock leases are measured by (`performance.now`); a test's own, to hold a lease as long as it needs. */
+  now?: () => number;
 }): ListCache {
   const { redis, prefix } = options;
   const ttlMs = options.ttlSeconds * 1000;
   const leaseMs = options.generationLeaseMs ?? GENERATION_LEASE_MS;
+  const now = options.now ?? (() => performance.now());
   const genKey = (env: string) => `${prefix}cache:${env}:gen`;
   const entryKey = (env: string, key: string) => `${prefix}cache:${env}:q:${key}`;
   const fillKey = (env: string, key: string) => `${prefix}cache:${env}:fill:${key}`;
@@ -70,6 +73,7 @@ export function createRedisListCache(options: {
   const generations = createGenerationLeases({
     leaseMs,
     atTurnEnd: options.atTurnEnd,
+    now,
     // Sent at once (no auto-pipelining queue, which would hold it for one more turn).
     read(env) {
       const command = new Command('get', [genKey(env)], { replyEncoding: 'utf8' });
@@ -91,7 +95,7 @@ export function createRedisListCache(options: {
   };
 
   async function readEntry(environment: string, key: string): Promise<CacheLookup> {
-    const sentAt = performance.now();
+    const sentAt = now();
     const [gen, raw, fill] = await redis.mgetBuffer(genKey(environment), entryKey(environment, key), fillKey(environment, key));
     const generation = gen ? Number(gen.toString()) : 0;
     // The entry's read is a generation read too: without it, the copy it makes would not match an older lease's generation.
