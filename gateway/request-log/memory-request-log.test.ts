@@ -98,7 +98,7 @@ describe('memory request log', () => {
     expect([b[0], b[999]]).toEqual(['b1499', 'b500']);
   });
 
-  test('when the records in all pass the bound, then the keys written least recently are dropped first', async () => {
+  test('when the records in all pass the bound and every log is as large, then each is cut, the keys written least recently by one more', async () => {
     const log = createMemoryRequestLog({ maxRecords: 30, perKey: 10 });
     const fill = (keyId: string, at: number) => log.append(batch(Array.from({ length: 10 }, () => pending(keyId)), Array(10).fill(at)), at);
     fill('key_a', T0);
@@ -110,7 +110,7 @@ describe('memory request log', () => {
     fill('key_d', T0 + 4);
     expect(log.size()).toBe(30);
     const count = async (keyId: string) => (await log.read(keyId, all(), T0 + 4)).requests.length;
-    expect([await count('key_a'), await count('key_b'), await count('key_c'), await count('key_d')]).toEqual([10, 0, 10, 10]);
+    expect([await count('key_a'), await count('key_b'), await count('key_c'), await count('key_d')]).toEqual([8, 7, 7, 8]);
   });
 
   test('when several keys are written in one batch, then the one whose last record came last counts as written last', async () => {
@@ -120,7 +120,75 @@ describe('memory request log', () => {
     expect(log.size()).toBe(4);
     log.append(batch([pending('key_c')], [T0 + 5]), T0 + 5);
     const count = async (keyId: string) => (await log.read(keyId, all(), T0 + 5)).requests.length;
-    expect([await count('key_a'), await count('key_b'), await count('key_c')]).toEqual([2, 0, 1]);
+    expect([await count('key_a'), await count('key_b'), await count('key_c')]).toEqual([2, 1, 1]);
+  });
+
+  test('when other keys flood far past the bound, then a quiet key keeps its few records and the flooding keys are cut to one size', async () => {
+    const log = createMemoryRequestLog({ maxRecords: 30, perKey: 10 });
+    log.append(batch([pending('key_quiet', { requestId: 'q0' }), pending('key_quiet', { requestId: 'q1' })], [T0, T0 + 1]), T0 + 1);
+    const flooders = ['key_f0', 'key_f1', 'key_f2', 'key_f3'];
+    for (let round = 0; round < 5; round++) {
+      const at = T0 + 10 + round * 100;
+      log.append(batch(Array.from({ length: 40 }, (_, i) => pending(flooders[i % 4]!)), Array.from({ length: 40 }, (_, i) => at + i)), at + 40);
+      expect(log.size()).toBe(30);
+    }
+    const nowMs = T0 + 1000;
+    expect((await log.read('key_quiet', all(), nowMs)).requests.map((r) => r.requestId)).toEqual(['q1', 'q0']);
+    expect(await Promise.all(flooders.map(async (keyId) => (await log.read(keyId, all(), nowMs)).requests.length))).toEqual([7, 7, 7, 7]);
+    // A forgotten key's records leave room: the next write is not cut.
+    log.forget(['key_f0']);
+    log.append(batch([pending('key_f1')], [nowMs]), nowMs);
+    expect(log.size()).toBe(24);
+    expect((await log.read('key_f1', all(), nowMs)).requests).toHaveLength(8);
+  });
+
+  test('when every log is down to one record, then the keys written least recently give theirs, and no more keys are kept than records', async () => {
+    const log = createMemoryRequestLog({ maxRecords: 4, perKey: 2 });
+    ['key_a', 'key_b', 'key_c', 'key_d'].forEach((keyId, i) => log.append(batch([pending(keyId)], [T0 + i]), T0 + i));
+    log.append(batch([pending('key_e'), pending('key_e')], [T0 + 4, T0 + 5]), T0 + 5);
+    expect(log.size()).toBe(4);
+    const count = async (keyId: string) => (await log.read(keyId, all(), T0 + 5)).requests.length;
+    expect([await count('key_a'), await count('key_b'), await count('key_c'), await count('key_d'), await count('key_e')]).toEqual([0, 1, 1, 1, 1]);
+  });
+
+  test('when logs are cut, then they lose their oldest records, and the rest still reads page by page in order', async () => {
+    const log = createMemoryRequestLog({ maxRecords: 8, perKey: 4 });
+    const run = (keyId: string, from: number, to: number, at: number) =>
+      batch(Array.from({ length: to - from }, (_, i) => pending(keyId, { requestId: `${keyId}-${from + i}` })), Array.from({ length: to - from }, (_, i) => at + i));
+    // key_a's ring has wrapped (it holds records 2 to 5) before it is cut.
+    log.append(run('key_a', 0, 3, T0), T0 + 3);
+    log.append(run('key_a', 3, 6, T0 + 3), T0 + 6);
+    log.append(run('key_b', 0, 4, T0 + 10), T0 + 14);
+    log.append(run('key_c', 0, 4, T0 + 20), T0 + 24);
+    expect(log.size()).toBe(8);
+    const pages = async (keyId: string, limit: number) => {
+      const seen: string[][] = [];
+      let after: string | undefined;
+      do {
+        const page = await log.read(keyId, { limit, after }, T0 + 24);
+        seen.push(page.requests.map((r) => r.requestId));
+        after = page.next;
+      } while (after);
+      return seen;
+    };
+    expect(await pages('key_a', 1)).toEqual([['key_a-5'], ['key_a-4']]);
+    expect(await pages('key_b', 2)).toEqual([['key_b-3', 'key_b-2'], ['key_b-1']]);
+    expect(await pages('key_c', 3)).toEqual([['key_c-3', 'key_c-2', 'key_c-1']]);
+    // A cut log goes on from where it was: its next record is its newest, with a higher id.
+    log.append(run('key_a', 6, 7, T0 + 30), T0 + 30);
+    const { requests } = await log.read('key_a', all(), T0 + 30);
+    expect(requests.map((r) => r.requestId)).toEqual(['key_a-6', 'key_a-5', 'key_a-4']);
+    expect(requests[0]!.id).toBe(`${T0 + 30}-0`);
+  });
+
+  test('when the records in all pass the bound and a key has expired, then it goes first, before any live log is cut', async () => {
+    const log = createMemoryRequestLog({ maxRecords: 10, perKey: 8 });
+    log.append(batch([pending('key_old'), pending('key_old'), pending('key_old')]), T0 + 2);
+    const nowMs = T0 + DAY + 10;
+    log.append(batch([pending('key_quiet'), pending('key_quiet'), ...Array.from({ length: 8 }, () => pending('key_flood'))], Array.from({ length: 10 }, (_, i) => T0 + DAY + i)), nowMs);
+    expect(log.size()).toBe(10);
+    const count = async (keyId: string) => (await log.read(keyId, all(), nowMs)).requests.length;
+    expect([await count('key_old'), await count('key_quiet'), await count('key_flood')]).toEqual([0, 2, 8]);
   });
 
   test('when records are older than 24 hours, then they are not returned, and a key with none left is forgotten', async () => {

@@ -39,14 +39,15 @@ export interface MemoryRequestLogOptions {
 
 /**
  * The request log in process memory, for a gateway without REDIS_URL. Bounded per key (the last
- * `perKey`, none older than MAX_RECORD_AGE_MS) and in all (`maxRecords`): past it, the keys written
- * least recently are dropped first, so the keys in use keep their logs.
+ * `perKey`, none older than MAX_RECORD_AGE_MS) and in all (`maxRecords`): past it, expired keys
+ * go first, then the largest logs lose their oldest records down to a common level, so that one
+ * account's flood cannot empty a quieter key's log.
  */
 export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): RequestLogStore & { size(): number } {
   const maxRecords = options.maxRecords ?? DEFAULT_MAX_RECORDS;
   const perKey = options.perKey ?? MAX_RECORDS_PER_KEY;
   if (!(perKey >= 1 && maxRecords >= perKey)) throw new Error('The memory request log needs 1 ≤ perKey ≤ maxRecords');
-  // In the order the keys were last written to: the first is the first to go.
+  // In the order the keys were last written to: the first is the first to go among equals.
   const rings = new Map<string, KeyRing>();
   let total = 0;
 
@@ -88,11 +89,37 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
     if (n > 0) dropOldest(ring, n);
   };
 
+  /** Cuts the records past `maxRecords` from the largest logs, oldest first, so that a flood cannot empty a small log. */
+  const trim = () => {
+    // Logs counted by size, not sorted: the level is found in perKey steps, whatever the number of keys.
+    const logsOfSize = new Uint32Array(perKey + 1);
+    for (const ring of rings.values()) logsOfSize[ring.size]!++;
+    // The highest level that frees the excess when every log is cut to it: `above` records lie over it, on `larger` logs.
+    const excess = total - maxRecords;
+    let level = perKey;
+    let above = 0;
+    let larger = 0;
+    while (above < excess) {
+      larger += logsOfSize[level]!;
+      level--;
+      above += larger;
+    }
+    // Cutting to level + 1 frees all but `extra`, which the logs written least recently give, one record each, so the cut is exact.
+    let extra = excess - (above - larger);
+    for (const [keyId, ring] of rings) {
+      if (ring.size <= level) continue;
+      const keep = extra > 0 ? level : level + 1;
+      if (extra > 0) extra--;
+      dropOldest(ring, ring.size - keep);
+      if (ring.size === 0) rings.delete(keyId);
+    }
+  };
+
   return {
     append(batch, nowMs) {
       const minMs = nowMs - MAX_RECORD_AGE_MS;
       // Each key's last `perKey` records, the keys in the order of their last record in the batch:
-      // the order they move to the end of the eviction order in (once per key and batch, not per request).
+      // the order they move to the end of the tie-break order in (once per key and batch, not per request).
       const groups = lastPerKey(batch.keyIds, batch.count, perKey).sort((a, b) => a[a.length - 1]! - b[b.length - 1]!);
       for (const slots of groups) {
         const keyId = batch.keyIds[slots[0]!]!;
@@ -103,12 +130,13 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
         for (const i of slots) push(ring, batch, i);
         dropExpired(ring, minMs);
       }
-      // Keys whose newest record has expired go first, then the least recently written while over the bound.
+      // Keys whose newest record has expired go first; then, if still over the bound, the largest logs are cut.
       for (const [keyId, ring] of rings) {
-        if (total <= maxRecords && (newest(ring)?.idMs ?? -Infinity) >= minMs) break;
+        if ((newest(ring)?.idMs ?? -Infinity) >= minMs) break;
         rings.delete(keyId);
         total -= ring.size;
       }
+      if (total > maxRecords) trim();
     },
 
     async read(keyId, query, nowMs) {
