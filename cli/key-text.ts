@@ -1,5 +1,7 @@
+import { KEY_PREFIXES } from '../lib/key-prefixes';
+
 /** A whole API key (an environment's prefix and more than the 6 visible characters), anywhere in a text. */
-const WHOLE_KEY = /asg_(?:prod|stag)_[A-Za-z0-9_-]{7,}/g;
+const WHOLE_KEY = new RegExp(`(?:${Object.values(KEY_PREFIXES).join('|')})[A-Za-z0-9_-]{7,}`, 'g');
 
 export function isWholeKey(value: string): boolean {
   return new RegExp(`^${WHOLE_KEY.source}$`).test(value.trim());

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { ident, type Database, type Queryable } from '../db/database';
 import { ApiError } from '../lib/api-error';
+import { KEY_PREFIXES as PREFIXES } from '../lib/key-prefixes';
 import { oneLineTextProblem, textProblemSentence } from '../lib/plain-text';
 import { createKeyHasher } from './key-hash';
 import { createKeyUsageLedger, laterOf } from './key-usage-ledger';
@@ -11,7 +12,7 @@ import type { AuditLog } from './audit-log';
 import { sessionEnded } from './session-service';
 
 /** Recognisable per environment (secret scanners, support), and a key works only in its own one. */
-export const KEY_PREFIXES: Readonly<Record<Environment, string>> = Object.freeze({ production: 'asg_prod_', staging: 'asg_stag_' });
+export const KEY_PREFIXES: Readonly<Record<Environment, string>> = PREFIXES;
 /** 32 bytes = 256 bits of randomness, 43 base64url characters. */
 export const KEY_RANDOM_BYTES = 32;
 /** Random characters kept in the visible prefix (36 bits: enough to tell keys apart, far too few to guess one). */

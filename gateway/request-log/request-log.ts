@@ -1,5 +1,6 @@
-import { KEY_PREFIXES, KEY_SECRET_CHAR } from '../../identity/api-key-service';
+import { KEY_SECRET_CHAR } from '../../identity/api-key-service';
 import type { ErrorCode } from '../../lib/api-error';
+import { HOLDS_KEY_PREFIX, KEY_PREFIXES } from '../../lib/key-prefixes';
 import type { CacheStatus } from '../pipeline/pipeline';
 
 /** A key's log keeps its last this many requests… */
@@ -159,7 +160,6 @@ const KEY_SENT = new RegExp(
   'i',
 );
 const EVERY_KEY_SENT = new RegExp(KEY_SENT.source, 'gi');
-const KEY_PREFIX_PLAIN = new RegExp(KEY_PREFIX_TEXTS.join('|'), 'i');
 
 /**
  * The path and query as recorded: at most MAX_RECORDED_PATH characters (cut ones end with `…`),
@@ -170,7 +170,7 @@ export function recordedPath(prefix: string, apiPath: string, search: string): s
   let path = prefix + apiPath + search;
   // Cheap checks first: a key is sent with a prefix as it is or with an escape, and most paths hold
   // none, for which `test` is cheaper than a global `replace` with a function.
-  if ((path.includes('%') || KEY_PREFIX_PLAIN.test(path)) && KEY_SENT.test(path)) {
+  if ((path.includes('%') || HOLDS_KEY_PREFIX.test(path)) && KEY_SENT.test(path)) {
     // The matched prefix is only characters and well-formed escapes of them, so decoding it cannot throw.
     path = path.replace(EVERY_KEY_SENT, (_key, sentPrefix: string) => `${decodeURIComponent(sentPrefix).toLowerCase()}[redacted]`);
   }
