@@ -39,4 +39,15 @@ describe('request ids', () => {
     expect(requestIdOf(withHeader('x'.repeat(129)), fresh)).toBe('fresh-id');
     expect(requestIdOf(withHeader())).toMatch(UUID_V4);
   });
+
+  test('when the X-Request-Id holds an API key prefix in any case, then a fresh one is made; ids merely like one are kept', () => {
+    const fresh = () => 'fresh-id';
+    const secret = `${'Ab3_-'.repeat(8)}xyz`;
+    for (const id of [`asg_prod_${secret}`, `ASG_STAG_${secret}`, 'trace.asg_prod_abc', `a:aSg_StAg_${secret}`]) {
+      expect([id, requestIdOf(withHeader(id), fresh)]).toEqual([id, 'fresh-id']);
+    }
+    for (const id of ['0f5e8a52-3b7c-4d8e-9a41-2c6f1e7b9d30', 'abc_def.1:2-3', 'asg-prod-x', 'asg_test_abc', 'asg_prod']) {
+      expect(requestIdOf(withHeader(id), fresh)).toBe(id);
+    }
+  });
 });

@@ -1,13 +1,17 @@
 import { randomFillSync, randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { HOLDS_KEY_PREFIX } from './key-prefixes';
 
 /** What an `X-Request-Id` the gateway echoes, logs and lets a request log be searched by may be. */
 export const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/** The client's `X-Request-Id` when it is safe to echo and log; a fresh UUID (`fresh()`) otherwise. */
+/**
+ * The client's `X-Request-Id` when it is safe to echo and log; a fresh UUID (`fresh()`) otherwise.
+ * An id holding a key's prefix in any case may be (part of) an API key, and secrets never reach a log.
+ */
 export function requestIdOf(req: IncomingMessage, fresh: () => string = randomUUID): string {
   const given = req.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID_SHAPE.test(given) ? given : fresh();
+  return typeof given === 'string' && REQUEST_ID_SHAPE.test(given) && !HOLDS_KEY_PREFIX.test(given) ? given : fresh();
 }
 
 const UUID_LENGTH = 36;

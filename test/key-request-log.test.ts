@@ -227,6 +227,29 @@ describe.each(['memory', 'redis'] as const)("a key's request log (%s)", (backend
     expect(logged!.path).toBe('/v1/pets?x=asg_prod_[redacted]&y=asg_prod_[redacted]');
   });
 
+  test('when the client sends its own key as X-Request-Id, then the response and the log carry a fresh id and never the key', async () => {
+    const k = await developerWithKey(gw.url);
+    // Limits no other test asks for, as the list cache is shared and others expect their first call to miss.
+    const calls = [await k.call('/v1/pets?limit=7', { requestId: k.key }), await k.call('/v1/pets?limit=8', { requestId: `trace.${k.key}` })];
+    for (const call of calls) {
+      expect(call.status).toBe(200);
+      expect(call.requestId).toMatch(REQUEST_ID_FORMAT);
+    }
+    const logged = await k.log();
+    expect(logged.map((r) => [r.path, r.requestId])).toEqual([
+      ['/v1/pets?limit=8', calls[1]!.requestId],
+      ['/v1/pets?limit=7', calls[0]!.requestId],
+    ]);
+    expect(await k.log(`?requestId=${calls[0]!.requestId}`)).toEqual([logged[1]]);
+    const secret = k.key.slice('asg_prod_'.length);
+    expect(JSON.stringify(logged)).not.toContain(secret);
+    if (redis) {
+      const stored = JSON.stringify(await redis.xrange(`${prefix}reqlog-batches:${k.id}`, '-', '+'));
+      expect(stored).toContain(calls[0]!.requestId);
+      expect(stored).not.toContain(secret);
+    }
+  });
+
   if (backend === 'redis') {
     test('when the stored stream is read directly, then it holds the fields of each request and never the key, a header or a body', async () => {
       const k = await developerWithKey(gw.url);
