@@ -1,10 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../lib/logger';
 import { createErrorReporter, type ReportOptions } from '../../lib/report-error';
+import { recordedPath } from '../request-log/request-log';
 import type { GatewayRequest } from './pipeline';
 
-/** The API request as its line shows it: the public path, without the query. */
-const describeApiRequest = (req: GatewayRequest) => ({ requestId: req.ctx.requestId, method: req.method, path: req.ctx.prefix + req.ctx.apiPath });
+/** The API request as its line shows it: the public path without the query, a key in it redacted, its length bounded. */
+const describeApiRequest = (req: GatewayRequest) => ({ requestId: req.ctx.requestId, method: req.method, path: recordedPath(req.ctx.prefix, req.ctx.apiPath, '') });
 
 /**
  * The API pipeline's last word on anything a step throws or rejects with: an Error body (a bug

@@ -128,4 +128,17 @@ describe('composePipeline', () => {
       await server.close();
     }
   });
+
+  test('when a request with a key in its path fails, then its error line shows the key redacted', async () => {
+    const { lines, server } = await serveSteps((next) => next(new Error('step failure')));
+    try {
+      const key = `asg_stag_${'k'.repeat(43)}`;
+      expect((await fetch(server.url(`/pets/${key}?q=${key}`))).status).toBe(500);
+      expect(lines.filter((l) => l.level >= 50).map((l) => l.path)).toEqual(['/v1/pets/asg_stag_[redacted]']);
+      expect(JSON.stringify(lines)).not.toContain(key);
+    } finally {
+      await server.close();
+    }
+  });
 });
+

@@ -10,7 +10,8 @@ import { logRequest } from './log-request';
 
 /**
  * The step with a logger at `level` and metrics that record each finished request; `send` runs it
- * on a request, and its `finish` ends the response with a status as Node does (a `finish` event).
+ * on a request, its `finish` ends the response with a status as Node does (its head sent, then
+ * `finish` and `close`), and its `leave` closes it as a client that left before any answer.
  */
 function setUp(level: Level) {
   const { lines, logger } = captureLogs(level);
@@ -19,9 +20,9 @@ function setUp(level: Level) {
   const outcomes: Array<[string, number]> = [];
   const logged: Array<[RequestContext, string, number, number]> = [];
   const step = logRequest(logger, metrics, { record: (keyId, status) => void outcomes.push([keyId, status]) }, { record: (...args) => void logged.push(args) });
-  const send = async (ctx: Partial<RequestContext>, method = 'GET') => {
-    const req = stepRequest({ method, apiPath: '/pets/3', ctx });
-    const res = Object.assign(new EventEmitter(), { req, statusCode: 200 });
+  const send = async (ctx: Partial<RequestContext>, method = 'GET', apiPath = '/pets/3') => {
+    const req = stepRequest({ method, apiPath, ctx });
+    const res = Object.assign(new EventEmitter(), { req, statusCode: 200, headersSent: false });
     const outcome = await runStep(step, req, res as unknown as ServerResponse);
     return {
       req,
@@ -29,8 +30,11 @@ function setUp(level: Level) {
       headers: headersSet(req),
       finish: (status: number) => {
         res.statusCode = status;
+        res.headersSent = true;
         res.emit('finish');
+        res.emit('close');
       },
+      leave: () => res.emit('close'),
     };
   };
   return { lines, finished, outcomes, logged, send };
@@ -100,5 +104,12 @@ describe('log-request step', () => {
     (await send({})).finish(401);
     expect(logged).toEqual([[withKey.req.ctx, 'POST', 201, expect.any(Number)]]);
     expect(logged[0]![3]).toBeGreaterThanOrEqual(20);
+  });
+
+  test('when a key is sent in the path, then the line shows it redacted, and a long path cut, as the request log does', async () => {
+    const { lines, send } = setUp('info');
+    (await send({ operation: getPet }, 'GET', `/pets/asg_prod_${'k'.repeat(43)}`)).finish(400);
+    (await send({}, 'GET', `/${'p'.repeat(2000)}`)).finish(404);
+    expect(lines.map((line) => line.path)).toEqual(['/v1/pets/asg_prod_[redacted]', `/v1/${'p'.repeat(507)}…`]);
   });
 });

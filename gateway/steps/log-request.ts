@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../lib/logger';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { GatewayRequest, Step } from '../pipeline/pipeline';
+import { recordedPath } from '../request-log/request-log';
 import type { RequestLogWriter } from '../request-log/request-log-writer';
 
 /** Counts each finished response of an authenticated key by day and outcome (identity's daily usage); must not block. */
@@ -37,7 +38,8 @@ export function logRequest(
       environment: ctx.environment,
       method: req.method,
       route,
-      path: ctx.prefix + ctx.apiPath,
+      // As the request log shows it: a key sent in the path redacted, the length bounded.
+      path: recordedPath(ctx.prefix, ctx.apiPath, ''),
       status: this.statusCode,
       keyId: ctx.keyId,
       ms,
