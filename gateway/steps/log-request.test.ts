@@ -106,6 +106,17 @@ describe('log-request step', () => {
     expect(logged[0]![3]).toBeGreaterThanOrEqual(20);
   });
 
+  test('when the client leaves before any answer, then the request is still logged, counted and recorded once, with status 499', async () => {
+    const { lines, finished, outcomes, logged, send } = setUp('info');
+    const request = await send({ keyId: 'key_123', operation: getPet });
+    request.leave();
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ route: 'getPet', status: 499, keyId: 'key_123' });
+    expect(finished).toEqual([['production', 'getPet', 499, expect.any(Number)]]);
+    expect(outcomes).toEqual([['key_123', 499]]);
+    expect(logged).toEqual([[request.req.ctx, 'GET', 499, expect.any(Number)]]);
+  });
+
   test('when a key is sent in the path, then the line shows it redacted, and a long path cut, as the request log does', async () => {
     const { lines, send } = setUp('info');
     (await send({ operation: getPet }, 'GET', `/pets/asg_prod_${'k'.repeat(43)}`)).finish(400);

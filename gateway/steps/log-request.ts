@@ -5,15 +5,24 @@ import type { GatewayRequest, Step } from '../pipeline/pipeline';
 import { recordedPath } from '../request-log/request-log';
 import type { RequestLogWriter } from '../request-log/request-log-writer';
 
+/**
+ * The status a request is counted, logged and recorded with when its client closed the connection
+ * before any answer began (nginx's 499): it may have been counted against the key's limits and
+ * reached the upstream, so it is shown, not lost.
+ */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** Counts each finished response of an authenticated key by day and outcome (identity's daily usage); must not block. */
 export interface OutcomeRecorder {
   record(keyId: string, status: number): void;
 }
 
 /**
- * One structured line per API request when it finishes: request id, key id (never the key), route,
+ * One structured line per API request when it ends: request id, key id (never the key), route,
  * status, latency; and the same response counted in the metrics and, for a request with a key,
- * in its daily usage and its key's request log, from the same listener.
+ * in its daily usage and its key's request log, from the same listener. It listens for the
+ * response's `close`, which comes after `finish` and also when the client leaves first, so every
+ * request is counted once.
  */
 export function logRequest(
   logger: Logger,
@@ -22,15 +31,17 @@ export function logRequest(
   requestLog?: Pick<RequestLogWriter, 'record'>,
 ): Step {
   // One listener function for every response (it finds its request through `res.req`): no closure per request.
-  function requestFinished(this: ServerResponse): void {
+  function requestEnded(this: ServerResponse): void {
     const req = this.req as GatewayRequest;
     const { ctx } = req;
     const route = ctx.operation?.operationId ?? 'unmatched';
     const ms = performance.now() - ctx.startedAt;
-    metrics.requestFinished(ctx.environment, route, this.statusCode, ms / 1e3);
+    // A response cut after its head still told the client its status.
+    const status = this.headersSent ? this.statusCode : CLIENT_CLOSED_REQUEST;
+    metrics.requestFinished(ctx.environment, route, status, ms / 1e3);
     if (ctx.keyId !== undefined) {
-      outcomes.record(ctx.keyId, this.statusCode);
-      requestLog?.record(ctx, req.method!, this.statusCode, ms);
+      outcomes.record(ctx.keyId, status);
+      requestLog?.record(ctx, req.method!, status, ms);
     }
     if (!logger.isLevelEnabled('info')) return;
     logger.info({
@@ -40,14 +51,14 @@ export function logRequest(
       route,
       // As the request log shows it: a key sent in the path redacted, the length bounded.
       path: recordedPath(ctx.prefix, ctx.apiPath, ''),
-      status: this.statusCode,
+      status,
       keyId: ctx.keyId,
       ms,
     });
   }
   return function logRequestStep(req, res, next) {
     req.ctx.headers.set('X-Request-Id', req.ctx.requestId);
-    res.on('finish', requestFinished);
+    res.on('close', requestEnded);
     next();
   };
 }

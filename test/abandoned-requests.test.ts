@@ -1,0 +1,62 @@
+import { request } from 'node:http';
+import type { ServerResponse } from 'node:http';
+import { captureLogs } from './support/captured-logs';
+import { expectMatchesPortalContract } from './support/contract';
+import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
+import { jsonOf } from './support/http';
+import { startRecordingUpstream } from './support/upstream-double';
+import { until } from './support/until';
+
+type Line = { level: number; requestId?: string; path?: string; status?: number; keyId?: string };
+
+/**
+ * A client that gives up before its answer: the call was counted and reached the upstream, so the
+ * key's request log, its daily usage and the access log show it, with nginx's 499.
+ */
+describe('a request whose client leaves before the answer', () => {
+  const lines: Line[] = [];
+  const waiting: ServerResponse[] = [];
+  let upstream: Awaited<ReturnType<typeof startRecordingUpstream>>;
+  let gw: TestGateway;
+  let dev: Developer;
+  let keyId: string;
+
+  beforeAll(async () => {
+    // The upstream holds every call until the test ends: only the client can end it.
+    upstream = await startRecordingUpstream((_req, res) => void waiting.push(res));
+    gw = await startTestGateway({ env: { PRODUCTION_UPSTREAM: upstream.url, CACHE_TTL_SECONDS: '0', LOG_LEVEL: 'info' }, logger: captureLogs('info', lines).logger });
+    dev = await signUpDeveloper(gw.url);
+    const keys: Array<{ id: string; environment: string }> = await jsonOf(await fetch(`${gw.url}/portal/api/keys`, { headers: { cookie: dev.cookie } }));
+    keyId = keys.find((k) => k.environment === 'production')!.id;
+  });
+  afterAll(async () => {
+    for (const res of waiting) res.destroy();
+    await gw?.stop();
+    await upstream?.close();
+  });
+
+  test('then it is recorded once, as 499 with no code, in the request log, the daily usage and the access log', async () => {
+    const sent = request(`${gw.url}/v1/pets/4`, { headers: { authorization: `Bearer ${dev.productionKey}`, 'x-request-id': 'gave-up-1' } });
+    sent.on('error', () => {}); // the socket is destroyed below, on purpose
+    sent.end();
+    await until('the upstream has the call', () => upstream.requests.length === 1);
+    sent.destroy();
+
+    const logged = async () => {
+      const res = await fetch(`${gw.url}/portal/api/keys/${keyId}/requests`, { headers: { cookie: dev.cookie } });
+      expect(res.status).toBe(200);
+      const body = await jsonOf(res);
+      expectMatchesPortalContract('listKeyRequests', 200, body);
+      return body as Array<{ path: string; status: number; code: string | null; requestId: string }>;
+    };
+    let records: Awaited<ReturnType<typeof logged>> = [];
+    await until('the request is in its log', async () => (records = await logged()).length > 0);
+    expect(records.map(({ path, status, code, requestId }) => ({ path, status, code, requestId }))).toEqual([{ path: '/v1/pets/4', status: 499, code: null, requestId: 'gave-up-1' }]);
+
+    const usage = await jsonOf(await fetch(`${gw.url}/portal/api/keys/${keyId}/usage?days=1`, { headers: { cookie: dev.cookie } }));
+    expect(usage).toMatchObject({ days: [{ ok: 0, clientErrors: 1, rateLimited: 0, serverErrors: 0 }] });
+
+    const access = lines.filter((l) => l.requestId === 'gave-up-1');
+    expect(access).toEqual([expect.objectContaining({ level: 30, path: '/v1/pets/4', status: 499, keyId })]);
+  });
+});
