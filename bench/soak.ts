@@ -132,8 +132,9 @@ async function main() {
       RATE_LIMIT_PER_MINUTE: String(budget.steadyQuotaPerMinute),
       // All traffic comes from 127.0.0.1: the bad-key requests must stay 401, not meet the per-IP budget.
       ANONYMOUS_RATE_LIMIT_PER_MINUTE: '1000000',
-      // One account holds every steady soak key, more than the default cap of 20.
+      // One account holds every steady soak key, more than the default cap of 20 and the 50 new keys a day.
       MAX_KEYS_PER_ACCOUNT: String(budget.productionKeys + budget.stagingKeys),
+      MAX_NEW_KEYS_PER_DAY: String(budget.productionKeys + budget.stagingKeys),
     });
     const readyOutput = gw.output().length;
     const keys = await prepare(gw, budget);

@@ -136,6 +136,12 @@ describe('parseConfig', () => {
     expect(parseConfig({ MAX_KEYS_PER_ACCOUNT: '3' }).maxKeysPerAccount).toBe(3);
     for (const bad of ['0', '-1', '2.5', 'many', '10001']) expect(() => parseConfig({ MAX_KEYS_PER_ACCOUNT: bad })).toThrow(/MAX_KEYS_PER_ACCOUNT:/);
   });
+
+  test('when MAX_NEW_KEYS_PER_DAY is unset, then an account may create or roll 50 keys a day; when set, its value, and below 1 or not an integer is named', () => {
+    expect(parseConfig({}).maxNewKeysPerDay).toBe(50);
+    expect(parseConfig({ MAX_NEW_KEYS_PER_DAY: '4' }).maxNewKeysPerDay).toBe(4);
+    for (const bad of ['0', '-1', '2.5', 'many', '1000001']) expect(() => parseConfig({ MAX_NEW_KEYS_PER_DAY: bad })).toThrow(/MAX_NEW_KEYS_PER_DAY:/);
+  });
   test('when ADMIN_* is unset, then there are no admin tokens and the listener would bind 127.0.0.1:8081', () => {
     expect(parseConfig({})).toMatchObject({ adminTokens: [], adminHost: '127.0.0.1', adminPort: 8081 });
     expect(parseConfig({ ADMIN_TOKEN: '', ADMIN_PORT: '0', ADMIN_HOST: '0.0.0.0' })).toMatchObject({ adminTokens: [], adminHost: '0.0.0.0', adminPort: 0 });

@@ -4,6 +4,7 @@ import { LOG_LEVELS } from '../lib/logger';
 import { optionalSecret } from '../lib/optional-secret';
 import { MIN_GATEWAY_TOKEN_LENGTH } from '../petstore/gateway-token';
 import { DEFAULT_CACHE_MAX_BYTES } from './cache/list-cache';
+import { DEFAULT_MAX_NEW_KEYS_PER_DAY } from '../identity/key-churn-limiter';
 
 /**
  * The only reader of process.env. Parsed and validated once at start-up; every problem is
@@ -95,6 +96,7 @@ const envSchema = z.object({
   CIRCUIT_FAILURE_THRESHOLD: int(5, 1, 10_000),
   CIRCUIT_OPEN_MS: int(5000, 1, 600_000),
   MAX_KEYS_PER_ACCOUNT: int(20, 1, 10_000),
+  MAX_NEW_KEYS_PER_DAY: int(DEFAULT_MAX_NEW_KEYS_PER_DAY, 1, 1_000_000),
   SESSION_SECRET: secret,
   KEY_HASH_SECRET: secret,
   PUBLIC_URL: optionalUrl(['http', 'https']),
@@ -161,6 +163,8 @@ export interface Config {
   readonly circuitOpenMs: number;
   /** Active (neither revoked nor expired) API keys one account may hold. */
   readonly maxKeysPerAccount: number;
+  /** Keys one account may create or roll per 24-hour window; each leaves a request log behind for a day. */
+  readonly maxNewKeysPerDay: number;
   /** Undefined in development: generated into DATA_DIR by the composition root. */
   readonly sessionSecret?: string;
   readonly keyHashSecret?: string;
@@ -248,6 +252,7 @@ export function parseConfig(env: Record<string, string | undefined>): Config {
     circuitFailureThreshold: e.CIRCUIT_FAILURE_THRESHOLD,
     circuitOpenMs: e.CIRCUIT_OPEN_MS,
     maxKeysPerAccount: e.MAX_KEYS_PER_ACCOUNT,
+    maxNewKeysPerDay: e.MAX_NEW_KEYS_PER_DAY,
     sessionSecret: e.SESSION_SECRET,
     keyHashSecret: e.KEY_HASH_SECRET,
     publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),

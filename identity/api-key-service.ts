@@ -9,6 +9,7 @@ import { KEYS_SCHEMA } from './migrations';
 import { ENVIRONMENTS, type Environment } from '../openapi/environments';
 import type { RevocationBus } from './revocation-bus';
 import type { AuditLog } from './audit-log';
+import type { KeyChurnLimiter } from './key-churn-limiter';
 import { sessionEnded } from './session-service';
 
 /** Recognisable per environment (secret scanners, support), and a key works only in its own one. */
@@ -97,14 +98,17 @@ export interface KeyUsage {
 }
 
 export interface ApiKeyService {
-  /** 409 `conflict` when the account already holds its most active keys (a rolled key in its overlap is one). */
+  /**
+   * 409 `conflict` when the account already holds its most active keys (a rolled key in its
+   * overlap is one); 429 `rate_limited` when it has made its most new keys of the day.
+   */
   issue(accountId: number, input: IssueKeyInput): Promise<IssuedKey>;
   /** Newest first, revoked and expired keys included (with their status). */
   list(accountId: number): Promise<KeySummary[]>;
   /**
    * A new secret for the key's name and environment; the old key keeps working for `overlap`,
    * then answers as expired. 409 for a revoked, expired or already rolled key, and, as `issue`,
-   * when the account holds its most active keys and the overlap is not `none`.
+   * when the account holds its most active keys and the overlap is not `none`; 429 as `issue`.
    */
   roll(accountId: number, keyId: string, overlap: RollOverlap): Promise<IssuedKey>;
   /** 404 `not_found` for unknown keys and other accounts' keys; revoking twice is fine. Ends every key of its roll chain. */
@@ -135,6 +139,8 @@ export interface ApiKeyServiceDeps {
   audit: AuditLog;
   /** Active keys an account may hold; issuing one more is a 409 `conflict`. Default 20. */
   maxActiveKeysPerAccount?: number;
+  /** Counts each key about to be created or rolled, per account; absent, key churn is not limited. */
+  churn?: KeyChurnLimiter;
   now?: () => Date;
   /** How often pending usage (counts, last-used times) is written. Default 5000 ms. */
   flushIntervalMs?: number;
@@ -308,6 +314,23 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
     if (held!.active >= maxActiveKeys) throw tooManyKeys(maxActiveKeys, advice);
   }
 
+  /**
+   * Runs a create or a roll; its `countNewKey`, called once nothing else refuses the change, takes
+   * one point of the account's churn allowance, which is given back if the change then fails.
+   */
+  async function asNewKey<T>(accountId: number, change: (countNewKey: () => Promise<void>) => Promise<T>): Promise<T> {
+    let giveBack: (() => Promise<void>) | undefined;
+    try {
+      return await change(async () => {
+        giveBack = await deps.churn?.take(accountId);
+      });
+    } catch (err) {
+      // Best effort: a point the store fails to give back only makes the allowance stricter.
+      await giveBack?.().catch(() => {});
+      throw err;
+    }
+  }
+
   async function insertKey(tx: Queryable, accountId: number, key: IssuedKey): Promise<void> {
     await tx.query(
       `INSERT INTO ${table} (id, account_id, name, environment, prefix, hash, created_at, expires_at)
@@ -324,16 +347,19 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       const createdAt = now();
       const minted = mintKey(environment);
       const issued: IssuedKey = { ...minted, name, environment, createdAt, expiresAt: expiresInDays === null ? null : new Date(createdAt.getTime() + expiresInDays * DAY_MS) };
-      await db.transaction(async (tx) => {
-        await lockAccount(tx, accountId);
-        await ensureRoom(tx, accountId, createdAt, CREATE_ADVICE);
-        await insertKey(tx, accountId, issued);
-        await audit.record(
-          { actor: `account:${accountId}` },
-          { action: 'key.created', targetType: 'key', targetId: issued.id, accountId, details: { name, environment, expiresAt: issued.expiresAt?.toISOString() ?? null } },
-          tx,
-        );
-      });
+      await asNewKey(accountId, (countNewKey) =>
+        db.transaction(async (tx) => {
+          await lockAccount(tx, accountId);
+          await ensureRoom(tx, accountId, createdAt, CREATE_ADVICE);
+          await countNewKey();
+          await insertKey(tx, accountId, issued);
+          await audit.record(
+            { actor: `account:${accountId}` },
+            { action: 'key.created', targetType: 'key', targetId: issued.id, accountId, details: { name, environment, expiresAt: issued.expiresAt?.toISOString() ?? null } },
+            tx,
+          );
+        }),
+      );
       return issued;
     },
 
@@ -341,29 +367,32 @@ export function createApiKeyService(deps: ApiKeyServiceDeps): ApiKeyService {
       checkedKeyId(keyId);
       const overlapMs = readOverlap(overlap);
       const at = now();
-      const { issued, oldHash } = await db.transaction(async (tx) => {
-        await lockAccount(tx, accountId);
-        const [old] = await tx.query<KeyRow & { hash: string; rolled_to: string | null }>(
-          `SELECT id, name, environment, created_at, expires_at, revoked_at, hash, rolled_to FROM ${table} WHERE id = $1 AND account_id = $2 FOR UPDATE`,
-          [keyId, accountId],
-        );
-        if (!old) throw keyNotFound();
-        const oldExpiresAt = dateOrNull(old.expires_at);
-        const status = keyStatus({ revokedAt: dateOrNull(old.revoked_at), expiresAt: oldExpiresAt }, at);
-        if (status !== 'active') throw new ApiError('conflict', `This key is ${status}; only an active key can be rolled.`);
-        if (old.rolled_to) throw new ApiError('conflict', 'This key has already been rolled; roll its successor instead.');
-        // With no overlap the old key ends as the new one starts (expiry `at` counts as expired): the
-        // roll replaces it and needs no room, even where a lowered cap leaves the account above it.
-        if (overlapMs > 0) await ensureRoom(tx, accountId, at, ROLL_ADVICE);
-        // The successor lives as long as its predecessor was meant to, counted from now.
-        const lifetimeMs = oldExpiresAt === null ? null : oldExpiresAt.getTime() - new Date(old.created_at).getTime();
-        const issued: IssuedKey = { ...mintKey(old.environment), name: old.name, environment: old.environment, createdAt: at, expiresAt: lifetimeMs === null ? null : new Date(at.getTime() + lifetimeMs) };
-        await insertKey(tx, accountId, issued);
-        const ends = new Date(Math.min(at.getTime() + overlapMs, oldExpiresAt?.getTime() ?? Infinity));
-        await tx.query(`UPDATE ${table} SET rolled_to = $2, rolled_at = $3, expires_at = $4 WHERE id = $1`, [old.id, issued.id, at, ends]);
-        await audit.record({ actor: `account:${accountId}` }, { action: 'key.rolled', targetType: 'key', targetId: old.id, accountId, details: { to: issued.id, overlap, oldKeyExpiresAt: ends.toISOString() } }, tx);
-        return { issued, oldHash: old.hash };
-      });
+      const { issued, oldHash } = await asNewKey(accountId, (countNewKey) =>
+        db.transaction(async (tx) => {
+          await lockAccount(tx, accountId);
+          const [old] = await tx.query<KeyRow & { hash: string; rolled_to: string | null }>(
+            `SELECT id, name, environment, created_at, expires_at, revoked_at, hash, rolled_to FROM ${table} WHERE id = $1 AND account_id = $2 FOR UPDATE`,
+            [keyId, accountId],
+          );
+          if (!old) throw keyNotFound();
+          const oldExpiresAt = dateOrNull(old.expires_at);
+          const status = keyStatus({ revokedAt: dateOrNull(old.revoked_at), expiresAt: oldExpiresAt }, at);
+          if (status !== 'active') throw new ApiError('conflict', `This key is ${status}; only an active key can be rolled.`);
+          if (old.rolled_to) throw new ApiError('conflict', 'This key has already been rolled; roll its successor instead.');
+          // With no overlap the old key ends as the new one starts (expiry `at` counts as expired): the
+          // roll replaces it and needs no room, even where a lowered cap leaves the account above it.
+          if (overlapMs > 0) await ensureRoom(tx, accountId, at, ROLL_ADVICE);
+          await countNewKey();
+          // The successor lives as long as its predecessor was meant to, counted from now.
+          const lifetimeMs = oldExpiresAt === null ? null : oldExpiresAt.getTime() - new Date(old.created_at).getTime();
+          const issued: IssuedKey = { ...mintKey(old.environment), name: old.name, environment: old.environment, createdAt: at, expiresAt: lifetimeMs === null ? null : new Date(at.getTime() + lifetimeMs) };
+          await insertKey(tx, accountId, issued);
+          const ends = new Date(Math.min(at.getTime() + overlapMs, oldExpiresAt?.getTime() ?? Infinity));
+          await tx.query(`UPDATE ${table} SET rolled_to = $2, rolled_at = $3, expires_at = $4 WHERE id = $1`, [old.id, issued.id, at, ends]);
+          await audit.record({ actor: `account:${accountId}` }, { action: 'key.rolled', targetType: 'key', targetId: old.id, accountId, details: { to: issued.id, overlap, oldKeyExpiresAt: ends.toISOString() } }, tx);
+          return { issued, oldHash: old.hash };
+        }),
+      );
       // Caches hold the old key's verdict without an expiry: they must read the new one.
       await revocations.publish(oldHash);
       return issued;

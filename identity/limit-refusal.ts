@@ -8,9 +8,10 @@ export type CreateLimiter = (options: { keyPrefix: string; points: number; durat
 
 export const memoryLimiter: CreateLimiter = (options) => new RateLimiterMemory(options);
 
-/** "42 seconds", "1 minute", "15 minutes": how long a refused client waits, in its own words. */
+/** "42 seconds", "1 minute", "15 minutes", "60 minutes", "2 hours": how long a refused client waits, in its own words. */
 export function describeWait(seconds: number): string {
   if (seconds < 60) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+  if (seconds > 60 * 60) return `${Math.ceil(seconds / 3600)} hours`;
   const minutes = Math.ceil(seconds / 60);
   return minutes === 1 ? '1 minute' : `${minutes} minutes`;
 }

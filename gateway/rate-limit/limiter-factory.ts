@@ -33,7 +33,7 @@ export function leaseCounter(limiter: Pick<RateLimiterAbstract, 'consume'>): Lea
   };
 }
 
-/** Counters for the portal's sign-in and sign-up limits, built as the API limiter's are, under the deployment's prefix. */
+/** Counters for the portal's and operator's limits (sign-in, sign-up, new keys, admin tokens), built as the API limiter's are, under the deployment's prefix. */
 export function createLimiterFactory({ redis, keyPrefix }: { redis?: Redis; keyPrefix: string }): CreateLimiter {
   return function createLimiter(options) {
     return createCounter({ ...options, keyPrefix: `${keyPrefix}${options.keyPrefix}` }, redis);

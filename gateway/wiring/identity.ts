@@ -6,6 +6,7 @@ import { scheduleKeyExpiryAudit } from '../../identity/key-expiry-audit';
 import { createKeyAdmin } from '../../identity/key-admin';
 import { createPlanService } from '../../identity/plans';
 import { createApiKeyService } from '../../identity/api-key-service';
+import { createKeyChurnLimiter } from '../../identity/key-churn-limiter';
 import { createDailyUsageService, scheduleUsageDayPurge } from '../../identity/daily-usage-service';
 import { createUtcDayClock } from '../../identity/utc-day-clock';
 import { createKeyVerifier } from '../../identity/key-verifier';
@@ -63,6 +64,8 @@ export async function createIdentity(w: Wiring, { db, redis, secrets }: Stores, 
     revocations,
     audit,
     maxActiveKeysPerAccount: config.maxKeysPerAccount,
+    // In Redis when there is one, as the portal's other limits, so every process counts the same new keys.
+    churn: createKeyChurnLimiter({ maxPerDay: config.maxNewKeysPerDay, createLimiter: createLimiterFactory({ redis: redis?.publisher, keyPrefix: config.redisKeyPrefix }) }),
     now,
     onFlushError: (err) => logger.warn({ err }, 'could not record key usage; will retry'),
   });

@@ -1,9 +1,10 @@
 import { createAuditLog } from '../../identity/audit-log';
 import { createHmac } from 'node:crypto';
-import type { Database } from '../../db/database';
+import type { Database, Queryable } from '../../db/database';
 import { ApiError } from '../../lib/api-error';
 import { createTestDatabase, insertAccount, testDatabaseKinds, type TestDatabase } from '../support/databases';
 import { createApiKeyService, parseApiKey, type ApiKeyService } from '../../identity/api-key-service';
+import { createKeyChurnLimiter, type KeyChurnLimiter } from '../../identity/key-churn-limiter';
 import { migrate } from '../../db/migrate';
 import { KEYS_SCHEMA, keysMigrations, migrateKeys } from '../../identity/migrations';
 import { createLocalRevocationBus, type RevocationBus } from '../../identity/revocation-bus';
@@ -26,6 +27,16 @@ function flakyDatabase(db: Database): Database & { down: boolean; refused: numbe
     },
   };
   return flaky;
+}
+
+/** The real database, failing every INSERT of a key inside a transaction (an outage after the key was counted). */
+function failingKeyInserts(db: Database): Database {
+  const failing = (tx: Queryable): Queryable => ({
+    ...tx,
+    query: <R,>(sql: string, params?: readonly unknown[]) =>
+      /INSERT INTO \S+api_keys/.test(sql) ? Promise.reject(new Error('could not extend file: No space left on device')) : tx.query<R>(sql, params),
+  });
+  return { ...db, transaction: (fn) => db.transaction((tx) => fn(failing(tx))) };
 }
 
 interface UsageRow {
@@ -261,6 +272,63 @@ describe.each(testDatabaseKinds())('API key service on %s', (kind) => {
 
     test('when the cap is not a whole number of at least 1, then the service refuses to start', () => {
       for (const bad of [0, -1, 1.5, Number.NaN]) expect(() => capped(bad)).toThrow('at least 1');
+    });
+  });
+
+  describe('new keys per day', () => {
+    const limited = (churn: KeyChurnLimiter, { maxActiveKeys, on = db }: { maxActiveKeys?: number; on?: Database } = {}) =>
+      createApiKeyService({ db: on, audit: createAuditLog({ db: on }), hashSecret: HASH_SECRET, revocations: bus, now: () => clock, maxActiveKeysPerAccount: maxActiveKeys, churn });
+    const keyRows = (accountId: number) => db.query('SELECT id, revoked_at, rolled_to, expires_at FROM accounts.api_keys WHERE account_id = $1 ORDER BY id', [accountId]);
+    const spent = (n: number) => `This account has created or rolled ${n} keys in 24 hours, the most it may; try again in 24 hours.`;
+
+    test('when an account has created and rolled its allowance of keys, then a create and a roll are 429 rate_limited, nothing is written, and another account is not held back', async () => {
+      const keys = limited(createKeyChurnLimiter({ maxPerDay: 3 }));
+      const accountId = await newAccount();
+      const first = await keys.issue(accountId, { name: 'first' });
+      await keys.revoke(accountId, first.id);
+      const second = await keys.issue(accountId, { name: 'second' });
+      const rolled = await keys.roll(accountId, second.id, 'none');
+      const before = await keyRows(accountId);
+
+      await expectApiError(keys.issue(accountId, { name: 'third' }), 'rate_limited', spent(3));
+      await expectApiError(keys.roll(accountId, rolled.id, '1h'), 'rate_limited', spent(3));
+      expect(await keyRows(accountId)).toEqual(before);
+      await expect(keys.issue(await newAccount(), { name: 'elsewhere' })).resolves.toMatchObject({ name: 'elsewhere' });
+      await keys.close();
+    });
+
+    test('when a create or roll is refused for another reason (bad input, the cap, a revoked or unknown key), then it costs nothing of the allowance', async () => {
+      const keys = limited(createKeyChurnLimiter({ maxPerDay: 2 }), { maxActiveKeys: 1 });
+      const accountId = await newAccount();
+      await expectApiError(keys.issue(accountId, { name: '' }), 'invalid_request');
+      await expectApiError(keys.issue(accountId, { name: 'never', expiresInDays: 0 }), 'invalid_request');
+      await expectApiError(keys.roll(accountId, 'key_0000000000000000', 'none'), 'not_found');
+      const first = await keys.issue(accountId, { name: 'first' });
+      await expectApiError(keys.issue(accountId, { name: 'over the cap' }), 'conflict');
+      await expectApiError(keys.roll(accountId, first.id, '1h'), 'conflict');
+      await expectApiError(keys.roll(accountId, first.id, 'soon' as never), 'invalid_request');
+      await keys.revoke(accountId, first.id);
+      await expectApiError(keys.roll(accountId, first.id, 'none'), 'conflict');
+      const second = await keys.issue(accountId, { name: 'second' });
+      await keys.revoke(accountId, second.id);
+      await expectApiError(keys.issue(accountId, { name: 'third' }), 'rate_limited', spent(2));
+      await keys.close();
+    });
+
+    test('when a create or roll fails after its key was counted, then the point is given back', async () => {
+      const churn = createKeyChurnLimiter({ maxPerDay: 2 });
+      // Two services sharing one allowance, as two gateway processes share one in Redis.
+      const broken = limited(churn, { on: failingKeyInserts(db) });
+      const working = limited(churn);
+      const accountId = await newAccount();
+      await expect(broken.issue(accountId, { name: 'lost' })).rejects.toThrow('No space left on device');
+      const kept = await working.issue(accountId, { name: 'kept' });
+      await expect(broken.roll(accountId, kept.id, 'none')).rejects.toThrow('No space left on device');
+      await working.issue(accountId, { name: 'second' });
+      await expectApiError(working.issue(accountId, { name: 'one too many' }), 'rate_limited', spent(2));
+      expect((await working.list(accountId)).map((k) => `${k.name} ${k.status}`).sort()).toEqual(['kept active', 'second active']);
+      await broken.close();
+      await working.close();
     });
   });
 
