@@ -136,7 +136,7 @@ describe('memory request log', () => {
     expect((await log.read('key_quiet', all(), nowMs)).requests.map((r) => r.requestId)).toEqual(['q1', 'q0']);
     expect(await Promise.all(flooders.map(async (keyId) => (await log.read(keyId, all(), nowMs)).requests.length))).toEqual([7, 7, 7, 7]);
     // A forgotten key's records leave room: the next write is not cut.
-    log.forget(['key_f0']);
+    log.forget(['key_f0'], nowMs);
     log.append(batch([pending('key_f1')], [nowMs]), nowMs);
     expect(log.size()).toBe(24);
     expect((await log.read('key_f1', all(), nowMs)).requests).toHaveLength(8);
@@ -208,14 +208,24 @@ describe('memory request log', () => {
   test('when keys are forgotten (their account was erased), then their records are gone and no longer count against the bound', async () => {
     const log = createMemoryRequestLog({ maxRecords: 30, perKey: 10 });
     log.append(batch([pending('key_a'), pending('key_a'), pending('key_b'), pending('key_c')]), T0 + 10);
-    log.forget(['key_a', 'key_b', 'key_unknown']);
+    log.forget(['key_a', 'key_b', 'key_unknown'], T0 + 10);
     expect(log.size()).toBe(1);
     expect([(await log.read('key_a', all(), T0 + 10)).requests, (await log.read('key_b', all(), T0 + 10)).requests]).toEqual([[], []]);
     expect((await log.read('key_c', all(), T0 + 10)).requests).toHaveLength(1);
-    // A key written again after it was forgotten starts a new log.
-    log.append(batch([pending('key_a', { requestId: 'again' })], [T0 + 20]), T0 + 20);
-    expect((await log.read('key_a', all(), T0 + 20)).requests.map((r) => r.requestId)).toEqual(['again']);
-    expect(log.size()).toBe(2);
+  });
+
+  test('when a forgotten key\'s records arrive after its erasure (a request in flight), then they are refused for a day, other keys\' kept', async () => {
+    const log = createMemoryRequestLog();
+    log.append(batch([pending('key_a', { requestId: 'before' })], [T0]), T0);
+    log.forget(['key_a'], T0 + 10);
+    log.append(batch([pending('key_a', { requestId: 'in flight' }), pending('key_b', { requestId: 'other' })], [T0 + 5000, T0 + 5000]), T0 + 5250);
+    log.append(batch([pending('key_a', { requestId: 'late' })], [T0 + DAY]), T0 + DAY);
+    expect((await log.read('key_a', all(), T0 + DAY)).requests).toEqual([]);
+    expect((await log.read('key_b', all(), T0 + DAY)).requests.map((r) => r.requestId)).toEqual(['other']);
+    expect(log.size()).toBe(1);
+    // After a day, the log's own lifetime, the key is no longer refused.
+    log.append(batch([pending('key_a', { requestId: 'a day on' })], [T0 + DAY + 20]), T0 + DAY + 20);
+    expect((await log.read('key_a', all(), T0 + DAY + 20)).requests.map((r) => r.requestId)).toEqual(['a day on']);
   });
 
   test('when a status filter is given, then 3xx counts as 2xx and 429 only as itself', async () => {

@@ -1,4 +1,5 @@
 import {
+  ERASED_FOR_MS,
   matchesQuery,
   MAX_RECORD_AGE_MS,
   MAX_RECORDS_PER_KEY,
@@ -50,6 +51,8 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
   // In the order the keys were last written to: the first is the first to go among equals.
   const rings = new Map<string, KeyRing>();
   let total = 0;
+  // Erased keys, in the order they were erased, and until when (epoch ms) their records are refused.
+  const erased = new Map<string, number>();
 
   const at = (ring: KeyRing, i: number) => (ring.start + i) % perKey;
   const newest = (ring: KeyRing) => (ring.size > 0 ? ring.records[at(ring, ring.size - 1)] : undefined);
@@ -118,11 +121,16 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
   return {
     append(batch, nowMs) {
       const minMs = nowMs - MAX_RECORD_AGE_MS;
+      for (const [keyId, until] of erased) {
+        if (until > nowMs) break;
+        erased.delete(keyId);
+      }
       // Each key's last `perKey` records, the keys in the order of their last record in the batch:
       // the order they move to the end of the tie-break order in (once per key and batch, not per request).
       const groups = lastPerKey(batch.keyIds, batch.count, perKey).sort((a, b) => a[a.length - 1]! - b[b.length - 1]!);
       for (const slots of groups) {
         const keyId = batch.keyIds[slots[0]!]!;
+        if (erased.has(keyId)) continue;
         let ring = rings.get(keyId);
         if (ring) rings.delete(keyId);
         else ring = { records: [], start: 0, size: 0 };
@@ -156,8 +164,10 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
       return { requests };
     },
 
-    forget(keyIds) {
+    forget(keyIds, nowMs) {
       for (const keyId of keyIds) {
+        erased.delete(keyId);
+        erased.set(keyId, nowMs + ERASED_FOR_MS);
         const ring = rings.get(keyId);
         if (!ring) continue;
         rings.delete(keyId);

@@ -1,7 +1,7 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import { ApiError } from '../../lib/api-error';
 import type { CacheStatus } from '../pipeline/pipeline';
-import { matchesQuery, MAX_RECORD_AGE_MS, MAX_RECORDS_PER_KEY, parseCursor, recordedPath, type LoggedRequest, type RequestLogStore } from './request-log';
+import { ERASED_FOR_MS, matchesQuery, MAX_RECORD_AGE_MS, MAX_RECORDS_PER_KEY, parseCursor, recordedPath, type LoggedRequest, type RequestLogStore } from './request-log';
 
 /** Batch entries read per round trip beyond what an unfiltered page needs, while a filter skips records. */
 const FILTERED_CHUNK = 250;
@@ -16,11 +16,15 @@ const FILTERED_CHUNK = 250;
  * so are entries whose newest record is older than `minMs`, and the stream lives `ttlMs` past
  * its last write.
  *
+ * Nothing is appended while the key's erasure mark exists, checked in the script so that a batch
+ * racing the erasure cannot slip in between.
+ *
  * One entry a batch, not one a record: a flooded key's 1,000 records every 250 ms, added one by
  * one, held Redis for milliseconds, and every process's commands behind it (docs/benchmarks.md).
- *   KEYS[1] the key's stream; ARGV: perKey, ttlMs, count, newestMs, minMs, records
+ *   KEYS[1] the key's stream, KEYS[2] its erasure mark; ARGV: perKey, ttlMs, count, newestMs, minMs, records
  */
 const APPEND_SCRIPT = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 local stream, perKey, count, minMs = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[5])
 local first = 1
 local newest = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)[1]
@@ -43,14 +47,14 @@ return 0
 
 const COMMAND = 'asgRequestLogAppend';
 
-type AppendCommand = (stream: string, perKey: number, ttlMs: number, count: number, newestMs: number, minMs: number, records: Buffer) => ChainableCommander;
+type AppendCommand = (stream: string, erased: string, perKey: number, ttlMs: number, count: number, newestMs: number, minMs: number, records: Buffer) => ChainableCommander;
 
 /** A stream entry as XRANGE gives it: its id and its fields as a flat list. */
 type StreamEntry = [id: string, fields: string[]];
 
 export interface RedisRequestLogOptions {
   redis: Redis;
-  /** REDIS_KEY_PREFIX: streams are `<prefix>reqlog-batches:<keyId>`. */
+  /** REDIS_KEY_PREFIX: streams are `<prefix>reqlog-batches:<keyId>`, erasure marks `<prefix>reqlog-erased:<keyId>`. */
   prefix: string;
 }
 
@@ -61,8 +65,9 @@ export interface RedisRequestLogOptions {
  */
 export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStore {
   const { redis, prefix } = o;
-  redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: APPEND_SCRIPT });
+  redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: APPEND_SCRIPT });
   const streamOf = (keyId: string) => `${prefix}reqlog-batches:${keyId}`;
+  const erasedOf = (keyId: string) => `${prefix}reqlog-erased:${keyId}`;
   // Where the log was kept until records went in batches, one entry each: such a stream expires within 24 h of its last write.
   const recordStreamOf = (keyId: string) => `${prefix}reqlog:${keyId}`;
 
@@ -93,7 +98,7 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
           lines.push(line);
           bytes += Buffer.byteLength(line) + 1;
         }
-        append(streamOf(keyId), MAX_RECORDS_PER_KEY, MAX_RECORD_AGE_MS, lines.length, newestMs, minMs, joinedLines(lines, bytes - 1));
+        append(streamOf(keyId), erasedOf(keyId), MAX_RECORDS_PER_KEY, MAX_RECORD_AGE_MS, lines.length, newestMs, minMs, joinedLines(lines, bytes - 1));
       }
       return pipeline.exec().then((results) => {
         const failed = results?.find(([err]) => err);
@@ -152,7 +157,13 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
     },
 
     async forget(keyIds) {
-      if (keyIds.length > 0) await redis.del(...keyIds.flatMap((keyId) => [streamOf(keyId), recordStreamOf(keyId)]));
+      if (keyIds.length === 0) return;
+      // One transaction: an append before it is deleted with the stream, one after it finds the mark.
+      const erase = redis.multi();
+      for (const keyId of keyIds) erase.set(erasedOf(keyId), '1', 'PX', ERASED_FOR_MS);
+      const results = await erase.del(...keyIds.flatMap((keyId) => [streamOf(keyId), recordStreamOf(keyId)])).exec();
+      const failed = results?.find(([err]) => err);
+      if (failed) throw failed[0];
     },
   };
 }

@@ -7,6 +7,12 @@ import type { CacheStatus } from '../pipeline/pipeline';
 export const MAX_RECORDS_PER_KEY = 1000;
 /** …of at most this age; older ones are neither returned nor kept. */
 export const MAX_RECORD_AGE_MS = 24 * 60 * 60 * 1000;
+/**
+ * An erased key's records are refused this long after its erasure, the log's own lifetime: a
+ * request admitted before the erasure may end and be written after it, and none lives near a
+ * day (its request, upstream and socket timeouts are an hour at most, gateway/config.ts).
+ */
+export const ERASED_FOR_MS = MAX_RECORD_AGE_MS;
 /** The path and query are recorded up to this many characters (a query is the client's to make long). */
 export const MAX_RECORDED_PATH = 512;
 
@@ -116,8 +122,8 @@ export interface RequestLogStore {
   /** Stores a batch; takes what it needs from the batch before it returns (the caller reuses it). */
   append(batch: RecordBatch, nowMs: number): Promise<void> | void;
   read(keyId: string, query: RequestLogQuery, nowMs: number): Promise<RequestLogPage>;
-  /** Deletes every record of these keys (their account was erased). */
-  forget(keyIds: readonly string[]): Promise<void> | void;
+  /** Deletes every record of these keys (their account was erased), and refuses theirs for ERASED_FOR_MS from `nowMs`. */
+  forget(keyIds: readonly string[], nowMs: number): Promise<void> | void;
 }
 
 /** Whether a record is one a read asked for: its outcome, and its request id when one is given. */

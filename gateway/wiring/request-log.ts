@@ -6,26 +6,11 @@ import { createRequestLogWriter } from '../request-log/request-log-writer';
 import type { Wiring } from './context';
 import type { Stores } from './stores';
 
-/**
- * An erasure deletes the logs twice: at once, and this long after, when every process has
- * refused the keys (within 1 s) and written what it had buffered (every 250 ms).
- */
-export const LATE_RECORDS_MS = 2000;
-
 /** Each key's recent requests: a Redis stream per key with REDIS_URL (every process writes to it), else this process's memory. */
 export function createRequestLog({ config, logger, now, defer }: Wiring, { redis }: Stores) {
   const store = redis ? createRedisRequestLog({ redis: redis.publisher, prefix: config.redisKeyPrefix }) : createMemoryRequestLog();
   const writer = createRequestLogWriter({ store, now, outage: createOutageLog(logger, 'request log') });
   defer(() => writer.close());
-  const lateForgets = new Set<NodeJS.Timeout>();
-  defer(() => lateForgets.forEach(clearTimeout));
-  const forgetNow = async (keyIds: readonly string[]) => {
-    try {
-      await store.forget(keyIds);
-    } catch (err) {
-      logger.warn({ err, keyIds }, 'could not delete the request logs of erased keys; they expire within 24 h');
-    }
-  };
   return {
     writer,
     /** A key's log, after this process's buffer is written: a request it has just answered is in it. */
@@ -33,16 +18,17 @@ export function createRequestLog({ config, logger, now, defer }: Wiring, { redis
       await writer.flush();
       return store.read(keyId, query, now().getTime());
     },
-    /** Deletes the logs of an erased account's keys, with the records this and other processes had not yet written. */
+    /**
+     * Deletes the logs of an erased account's keys, and has the store refuse their records for
+     * ERASED_FOR_MS: those of requests still in flight, or buffered by any process, are never kept.
+     */
     async forget(keyIds: readonly string[]): Promise<void> {
       if (keyIds.length === 0) return;
-      await writer.flush();
-      await forgetNow(keyIds);
-      const late = setTimeout(() => {
-        lateForgets.delete(late);
-        void forgetNow(keyIds);
-      }, LATE_RECORDS_MS).unref();
-      lateForgets.add(late);
+      try {
+        await store.forget(keyIds, now().getTime());
+      } catch (err) {
+        logger.warn({ err, keyIds }, 'could not delete the request logs of erased keys; they expire within 24 h');
+      }
     },
   };
 }

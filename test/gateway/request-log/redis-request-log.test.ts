@@ -1,6 +1,6 @@
 import Redis from 'ioredis';
 import { createRedisRequestLog } from '../../../gateway/request-log/redis-request-log';
-import { MAX_RECORD_AGE_MS, newRecordColumns, type LoggedRequest, type RecordBatch, type RequestLogStore } from '../../../gateway/request-log/request-log';
+import { ERASED_FOR_MS, MAX_RECORD_AGE_MS, newRecordColumns, type LoggedRequest, type RecordBatch, type RequestLogStore } from '../../../gateway/request-log/request-log';
 import { deleteRedisKeys, redisTestPrefix, redisTestUrl } from '../../support/databases';
 
 const NOW = Date.parse('2026-11-26T12:00:00.000Z');
@@ -142,9 +142,24 @@ describe('Redis request log: an entry per batch', () => {
   test('when keys are forgotten, then their streams are gone, the one-entry-a-record streams of before too, and other keys keep theirs', async () => {
     await store.append(batchOf([...records('key_gone', 'g', 0, 2), ...records('key_kept', 'k', 0, 1)]), NOW);
     await redis.xadd(`${prefix}reqlog:key_gone`, '*', 'r', '[]');
-    await store.forget(['key_gone']);
+    await store.forget(['key_gone'], NOW);
     expect(await redis.exists(stream('key_gone'), `${prefix}reqlog:key_gone`)).toBe(0);
     expect(await readAll(store, 'key_gone', { limit: 10 })).toEqual([]);
     expect((await readAll(store, 'key_kept', { limit: 10 })).map((r) => r.requestId)).toEqual(['k-0']);
+  });
+
+  test('when a forgotten key\'s batches arrive after its erasure, from any store, then nothing of them is kept, and other keys\' are', async () => {
+    const other = createRedisRequestLog({ redis, prefix });
+    await store.append(batchOf(records('key_erased', 'e', 0, 2)), NOW);
+    await store.forget(['key_erased'], NOW);
+    // Batches of requests that were in flight, written through the store that erased the key and through another.
+    await other.append(batchOf([...records('key_erased', 'l', 0, 3), ...records('key_other', 'o', 0, 1)]), NOW + 30_000);
+    await store.append(batchOf(records('key_erased', 'l', 3, 1)), NOW + 60_000);
+    expect(await redis.exists(stream('key_erased'))).toBe(0);
+    expect(await readAll(store, 'key_erased', { limit: 10 })).toEqual([]);
+    expect((await readAll(store, 'key_other', { limit: 10 })).map((r) => r.requestId)).toEqual(['o-0']);
+    // Refused for as long as a request of the key may still end, and as long as the log lives.
+    expect(await redis.pttl(`${prefix}reqlog-erased:key_erased`)).toBeGreaterThan(ERASED_FOR_MS - 60_000);
+    expect(ERASED_FOR_MS).toBeGreaterThanOrEqual(MAX_RECORD_AGE_MS);
   });
 });
