@@ -286,6 +286,19 @@ describe.each(['memory', 'redis'] as const)("a key's request log (%s)", (backend
       const everything = await redis!.keys(`${prefix}*`);
       for (const name of everything) expect(name).not.toContain(k.key);
     });
+
+    test('when the stream is lost and made again (Redis restarted empty), then the new ids are above an old cursor, which leads to no newer request', async () => {
+      const k = await developerWithKey(gw.url);
+      for (let i = 0; i < 12; i++) await k.call('/v1/pets?limit=1', { requestId: `before-${i}` });
+      const first = await k.read('?limit=5');
+      const cursor = /after=([^>&]+)/.exec(first.headers.get('link')!)![1]!;
+      await redis!.del(`${prefix}reqlog-batches:${k.id}`);
+      for (let i = 0; i < 3; i++) await k.call('/v1/pets?limit=1', { requestId: `after-${i}` });
+      expect(await k.log(`?after=${cursor}`)).toEqual([]);
+      const fresh = await k.log();
+      expect(fresh.map((r) => r.requestId)).toEqual(['after-2', 'after-1', 'after-0']);
+      expect({ cursor, notAbove: fresh.map((r) => r.id).filter((id) => byId(id, cursor) <= 0) }).toEqual({ cursor, notAbove: [] });
+    });
   }
 });
 

@@ -181,6 +181,19 @@ describe('memory request log', () => {
     expect(requests[0]!.id).toBe(`${T0 + 30}-0`);
   });
 
+  test('when a key\'s log is cut away whole and written again in the same millisecond, then its new ids are above its old cursor, which reads none of them', async () => {
+    const log = createMemoryRequestLog({ maxRecords: 2, perKey: 2 });
+    log.append(batch([pending('key_a', { requestId: 'old-0' }), pending('key_a', { requestId: 'old-1' })], [T0, T0]), T0);
+    const { next: cursor } = await log.read('key_a', { limit: 1 }, T0);
+    expect(cursor).toBe(`${T0}-1`);
+    // Two other keys take the room: key_a, written least recently, loses its whole log.
+    log.append(batch([pending('key_b'), pending('key_c')], [T0, T0]), T0);
+    expect((await log.read('key_a', all(), T0)).requests).toEqual([]);
+    log.append(batch([pending('key_a', { requestId: 'new' })], [T0]), T0);
+    expect(await log.read('key_a', { limit: 10, after: cursor }, T0)).toEqual({ requests: [] });
+    expect((await log.read('key_a', all(), T0)).requests.map((r) => [r.requestId, r.id])).toEqual([['new', `${T0}-2`]]);
+  });
+
   test('when the records in all pass the bound and a key has expired, then it goes first, before any live log is cut', async () => {
     const log = createMemoryRequestLog({ maxRecords: 10, perKey: 8 });
     log.append(batch([pending('key_old'), pending('key_old'), pending('key_old')]), T0 + 2);

@@ -19,7 +19,7 @@ import { lastPerKey } from './last-per-key';
  */
 const DEFAULT_MAX_RECORDS = 20_000;
 
-/** A request as the memory log keeps it, with its place in its key's log (`idMs` never decreases; `seq` counts within one ms). */
+/** A request as the memory log keeps it, with its place in its key's log (`idMs` never decreases, even across a log deleted and made again; `seq` counts within one ms). */
 interface StoredRecord extends Omit<LoggedRequest, 'id'> {
   idMs: number;
   seq: number;
@@ -31,6 +31,9 @@ interface KeyRing {
   /** Index of the oldest record, and how many are held. */
   start: number;
   size: number;
+  /** The id of the last record written to it, cut or not: the next one's is above it. */
+  lastMs: number;
+  lastSeq: number;
 }
 
 export interface MemoryRequestLogOptions {
@@ -51,11 +54,20 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
   // In the order the keys were last written to: the first is the first to go among equals.
   const rings = new Map<string, KeyRing>();
   let total = 0;
+  // The highest id of any log deleted so far: a log made again for its key numbers on from it, so an old cursor never reads newer records as older.
+  let goneMs = -1;
+  let goneSeq = -1;
   // Erased keys, in the order they were erased, and until when (epoch ms) their records are refused.
   const erased = new Map<string, number>();
 
   const at = (ring: KeyRing, i: number) => (ring.start + i) % perKey;
   const newest = (ring: KeyRing) => (ring.size > 0 ? ring.records[at(ring, ring.size - 1)] : undefined);
+
+  const remove = (keyId: string, ring: KeyRing) => {
+    rings.delete(keyId);
+    total -= ring.size;
+    if (ring.lastMs > goneMs || (ring.lastMs === goneMs && ring.lastSeq > goneSeq)) [goneMs, goneSeq] = [ring.lastMs, ring.lastSeq];
+  };
 
   const dropOldest = (ring: KeyRing, n: number) => {
     for (let i = 0; i < n; i++) ring.records[at(ring, i)] = undefined;
@@ -65,12 +77,14 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
   };
 
   const push = (ring: KeyRing, batch: RecordBatch, i: number) => {
-    const last = newest(ring);
     const time = batch.times[i]!;
-    const idMs = Math.max(Math.floor(time), last ? last.idMs : -1);
+    const idMs = Math.max(Math.floor(time), ring.lastMs);
+    const seq = ring.lastMs === idMs ? ring.lastSeq + 1 : 0;
+    ring.lastMs = idMs;
+    ring.lastSeq = seq;
     const record: StoredRecord = {
       idMs,
-      seq: last && last.idMs === idMs ? last.seq + 1 : 0,
+      seq,
       time,
       method: batch.methods[i]!,
       path: recordedPath(batch.prefixes[i]!, batch.apiPaths[i]!, batch.searches[i]!),
@@ -114,7 +128,7 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
       const keep = extra > 0 ? level : level + 1;
       if (extra > 0) extra--;
       dropOldest(ring, ring.size - keep);
-      if (ring.size === 0) rings.delete(keyId);
+      if (ring.size === 0) remove(keyId, ring);
     }
   };
 
@@ -133,7 +147,7 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
         if (erased.has(keyId)) continue;
         let ring = rings.get(keyId);
         if (ring) rings.delete(keyId);
-        else ring = { records: [], start: 0, size: 0 };
+        else ring = { records: [], start: 0, size: 0, lastMs: goneMs, lastSeq: goneSeq };
         rings.set(keyId, ring);
         for (const i of slots) push(ring, batch, i);
         dropExpired(ring, minMs);
@@ -141,8 +155,7 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
       // Keys whose newest record has expired go first; then, if still over the bound, the largest logs are cut.
       for (const [keyId, ring] of rings) {
         if ((newest(ring)?.idMs ?? -Infinity) >= minMs) break;
-        rings.delete(keyId);
-        total -= ring.size;
+        remove(keyId, ring);
       }
       if (total > maxRecords) trim();
     },
@@ -169,9 +182,7 @@ export function createMemoryRequestLog(options: MemoryRequestLogOptions = {}): R
         erased.delete(keyId);
         erased.set(keyId, nowMs + ERASED_FOR_MS);
         const ring = rings.get(keyId);
-        if (!ring) continue;
-        rings.delete(keyId);
-        total -= ring.size;
+        if (ring) remove(keyId, ring);
       }
     },
 

@@ -10,11 +10,14 @@ const FILTERED_CHUNK = 250;
  * Appends one key's records of one batch to its stream as one entry, `n` <count> `t` <the newest
  * record's time> `r` <records>, the records a JSON array each, a line apiece: [time, method,
  * path, status, code, latencyMs, cache, requestId]. The stream counts its records: an entry's id
- * is `<first>-0`, where `first` is its first record's number, one past the last record of the
- * entry before it, and a record's id in the log is `<its number>-0`. Entries before the one
- * holding the key's `perKey`-th newest record are cut (a read leaves out the rest of that one),
- * so are entries whose newest record is older than `minMs`, and the stream lives `ttlMs` past
- * its last write.
+ * is `<ms>-<first>`, where `ms` is Redis's clock when the stream was made and `first` its first
+ * record's number, one past the last record of the entry before it (1 in a new stream), and a
+ * record's id in the log is `<ms>-<its number>`. A stream made again (Redis restarted empty, the
+ * stream expired or was emptied) so numbers above every earlier one, and an old cursor reads none
+ * of its records. A stream made before, whose entries are `<first>-0` and records `<number>-0`,
+ * goes on so until it is gone. Entries before the one holding the key's `perKey`-th newest
+ * record are cut (a read leaves out the rest of that one), so are entries whose newest record is
+ * older than `minMs`, and the stream lives `ttlMs` past its last write.
  *
  * Nothing is appended while the key's erasure mark exists, checked in the script so that a batch
  * racing the erasure cannot slip in between.
@@ -26,13 +29,26 @@ const FILTERED_CHUNK = 250;
 const APPEND_SCRIPT = `
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 local stream, perKey, count, minMs = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[5])
-local first = 1
+local made, first
 local newest = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)[1]
-if newest then first = tonumber(string.match(newest[1], '^(%d+)')) + tonumber(newest[2][2]) end
-redis.call('XADD', stream, string.format('%.0f-0', first), 'n', count, 't', ARGV[4], 'r', ARGV[6])
+if newest then
+  local high, low = string.match(newest[1], '^(%d+)-(%d+)$')
+  if low == '0' then
+    first = tonumber(high) + tonumber(newest[2][2])
+  else
+    made, first = high, tonumber(low) + tonumber(newest[2][2])
+  end
+else
+  local now = redis.call('TIME')
+  made, first = string.format('%.0f', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)), 1
+end
+local function id(number)
+  return made and (made .. '-' .. string.format('%.0f', number)) or string.format('%.0f-0', number)
+end
+redis.call('XADD', stream, id(first), 'n', count, 't', ARGV[4], 'r', ARGV[6])
 redis.call('PEXPIRE', stream, ARGV[2])
 local floor = first + count - perKey
-local oldest = floor > 1 and redis.call('XREVRANGE', stream, string.format('%.0f-0', floor), '-', 'COUNT', 1)[1]
+local oldest = floor > 1 and redis.call('XREVRANGE', stream, id(floor), '-', 'COUNT', 1)[1]
   or redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
 while tonumber(oldest[2][4]) < minMs do
   oldest = redis.call('XRANGE', stream, '(' .. oldest[1], '+', 'COUNT', 1)[1]
@@ -109,14 +125,14 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
     async read(keyId, query, nowMs) {
       const stream = streamOf(keyId);
       const oldestMs = nowMs - MAX_RECORD_AGE_MS;
-      // The portal checked the cursor's shape; its first number is a record's.
-      const after = query.after === undefined ? undefined : parseCursor(query.after)!.ms;
+      // The portal checked the cursor's shape.
+      const after = query.after === undefined ? undefined : parseCursor(query.after)!;
       const filtered = query.status !== undefined || query.requestId !== undefined;
       // Entries, each of a record at least.
       const chunk = filtered ? Math.max(FILTERED_CHUNK, query.limit + 1) : query.limit + 1;
       const page = (end: string) => redis.xrevrange(stream, end, '-', 'COUNT', chunk) as Promise<StreamEntry[]>;
-      // From the entry holding the cursor's record, whose id is at most the cursor's.
-      let end = after === undefined ? '+' : `${after}-0`;
+      // From the entry holding the cursor's record, whose id is at most the cursor's (none, for a cursor of a stream since made again).
+      let end = after === undefined ? '+' : `${after.ms}-${after.seq}`;
       // The newest entry tells how many records the key has had: its log is the last MAX_RECORDS_PER_KEY. A first page starts with it.
       const [newest, firstPage] = await fromRedis(async () => {
         if (after === undefined) {
@@ -132,15 +148,16 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
       });
       const found: LoggedRequest[] = [];
       if (newest === undefined) return { requests: found };
-      const [newestFirst, newestCount] = entryNumbers(newest);
+      const [, newestFirst, newestCount] = entryNumbers(newest);
       const oldestKept = newestFirst + newestCount - MAX_RECORDS_PER_KEY;
       for (let entries = firstPage; ; entries = await fromRedis(() => page(end))) {
         for (const entry of entries) {
-          const [first, count, lines] = entryNumbers(entry);
+          const [made, first, count, lines] = entryNumbers(entry);
           for (let number = first + count - 1; number >= first; number--) {
             if (number < oldestKept) return { requests: found };
-            if (after !== undefined && number >= after) continue;
-            const request = loggedRequest(number, lines[number - first]!);
+            const [high, low] = made === undefined ? [number, 0] : [made, number];
+            if (after !== undefined && (high > after.ms || (high === after.ms && low >= after.seq))) continue;
+            const request = loggedRequest(`${high}-${low}`, lines[number - first]!);
             // Records follow the order they were written in, which their times follow but for clocks a few ms apart.
             if (request.time < oldestMs) return { requests: found };
             if (!matchesQuery(request, query)) continue;
@@ -195,14 +212,19 @@ async function fromRedis<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/** An entry's first record number, its record count, and its records' lines (oldest first). */
-function entryNumbers([id, fields]: StreamEntry): [first: number, count: number, lines: string[]] {
-  const first = Number(id.slice(0, id.indexOf('-')));
+/**
+ * An entry's stream's making time (none in a stream made before it was numbered so, whose record
+ * ids are `<number>-0`), its first record number, its record count, and its records' lines (oldest first).
+ */
+function entryNumbers([id, fields]: StreamEntry): [made: number | undefined, first: number, count: number, lines: string[]] {
+  const dash = id.indexOf('-');
+  const [high, low] = [Number(id.slice(0, dash)), Number(id.slice(dash + 1))];
   const count = Number(fields[1]);
-  return [first, count, fields[5] === undefined ? [] : fields[5].split('\n')];
+  const lines = fields[5] === undefined ? [] : fields[5].split('\n');
+  return low === 0 ? [undefined, high, count, lines] : [high, low, count, lines];
 }
 
-function loggedRequest(number: number, line: string): LoggedRequest {
+function loggedRequest(id: string, line: string): LoggedRequest {
   const [time, method, path, status, code, latencyMs, cache, requestId] = JSON.parse(line) as [number, string, string, number, string | null, number, CacheStatus | null, string];
-  return { id: `${number}-0`, time, method, path, status, code, latencyMs, cache, requestId };
+  return { id, time, method, path, status, code, latencyMs, cache, requestId };
 }

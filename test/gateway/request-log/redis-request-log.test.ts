@@ -105,7 +105,7 @@ describe('Redis request log: an entry per batch', () => {
     expect(all.map((r) => r.requestId)).toEqual(Array.from({ length: sent }, (_, i) => `p-${sent - 1 - i}`));
     const notFound = await readAll(store, 'key_pages', { limit: 2, status: '4xx' });
     expect(notFound.map((r) => r.requestId)).toEqual(all.filter((r) => r.status === 404).map((r) => r.requestId));
-    expect(notFound[0]).toEqual({ id: expect.stringMatching(/^\d+-0$/), time: NOW - 1000, method: 'GET', path: '/v1/pets', status: 404, code: 'not_found', latencyMs: 1.2, cache: null, requestId: 'p-18' });
+    expect(notFound[0]).toEqual({ id: expect.stringMatching(/^\d+-\d+$/), time: NOW - 1000, method: 'GET', path: '/v1/pets', status: 404, code: 'not_found', latencyMs: 1.2, cache: null, requestId: 'p-18' });
   });
 
   test('when two processes append to one key in turn, then the ids rise in the order the batches were written and nothing is lost', async () => {
@@ -115,9 +115,9 @@ describe('Redis request log: an entry per batch', () => {
     const seen = await readAll(store, 'key_two', { limit: 3 });
     expect(seen.map((r) => r.requestId).sort()).toEqual(['a-0', 'a-1', 'a-2', 'b-0', 'b-1', 'b-2', 'b-3']);
     expect(seen.slice(0, 2).map((r) => r.requestId)).toEqual(['b-3', 'b-2']);
-    const numbers = seen.map((r) => Number(r.id.split('-')[0]));
-    expect(numbers).toEqual([...numbers].sort((x, y) => y - x));
-    expect(new Set(numbers).size).toBe(7);
+    const ids = seen.map((r) => r.id);
+    expect(ids).toEqual([...ids].sort(byId).reverse());
+    expect(new Set(ids).size).toBe(7);
   });
 
   test('when a batch holds requests from either side of 24 hours ago, then only the newer ones are read', async () => {
@@ -148,6 +148,31 @@ describe('Redis request log: an entry per batch', () => {
     expect((await readAll(store, 'key_kept', { limit: 10 })).map((r) => r.requestId)).toEqual(['k-0']);
   });
 
+  test('when a stream is deleted and made again (Redis restarted empty, the stream expired), then its ids are above the old cursor, which reads none of its records', async () => {
+    for (let sent = 0; sent < 30; sent += 10) await store.append(batchOf(records('key_again', 'old', sent, 10)), NOW);
+    const { next: cursor } = await store.read('key_again', { limit: 10 }, NOW);
+    expect(cursor).toMatch(/^\d{1,15}-\d{1,15}$/);
+    await redis.del(stream('key_again'));
+    await store.append(batchOf(records('key_again', 'new', 0, 3)), NOW);
+    await store.append(batchOf(records('key_again', 'new', 3, 2)), NOW);
+    const fresh = await readAll(store, 'key_again', { limit: 10 });
+    expect(fresh.map((r) => r.requestId)).toEqual(['new-4', 'new-3', 'new-2', 'new-1', 'new-0']);
+    expect(await store.read('key_again', { limit: 10, after: cursor }, NOW)).toEqual({ requests: [] });
+    expect({ cursor, notAbove: fresh.map((r) => r.id).filter((id) => byId(id, cursor!) <= 0) }).toEqual({ cursor, notAbove: [] });
+    // The new stream pages as the old one did: its cursors read its older records.
+    const page = await store.read('key_again', { limit: 2 }, NOW);
+    expect((await store.read('key_again', { limit: 10, after: page.next }, NOW)).requests.map((r) => r.requestId)).toEqual(['new-2', 'new-1', 'new-0']);
+  });
+
+  test('when a stream numbered before the change is appended to, then it goes on as it was, its ids and cursors unchanged', async () => {
+    const legacy = stream('key_legacy');
+    await redis.xadd(legacy, '1-0', 'n', '2', 't', String(NOW - 1000), 'r', ['a-0', 'a-1'].map((id) => JSON.stringify([NOW - 1000, 'GET', '/v1/pets', 200, null, 1.2, null, id])).join('\n'));
+    await store.append(batchOf(records('key_legacy', 'b', 0, 2)), NOW);
+    const seen = await readAll(store, 'key_legacy', { limit: 1 });
+    expect(seen.map((r) => [r.id, r.requestId])).toEqual([['4-0', 'b-1'], ['3-0', 'b-0'], ['2-0', 'a-1'], ['1-0', 'a-0']]);
+    expect((await store.read('key_legacy', { limit: 10, after: '3-0' }, NOW)).requests.map((r) => r.requestId)).toEqual(['a-1', 'a-0']);
+  });
+
   test('when a forgotten key\'s batches arrive after its erasure, from any store, then nothing of them is kept, and other keys\' are', async () => {
     const other = createRedisRequestLog({ redis, prefix });
     await store.append(batchOf(records('key_erased', 'e', 0, 2)), NOW);
@@ -163,3 +188,10 @@ describe('Redis request log: an entry per batch', () => {
     expect(ERASED_FOR_MS).toBeGreaterThanOrEqual(MAX_RECORD_AGE_MS);
   });
 });
+
+/** Log ids `<n>-<m>` in their order. */
+function byId(x: string, y: string): number {
+  const [xm, xs] = x.split('-').map(Number) as [number, number];
+  const [ym, ys] = y.split('-').map(Number) as [number, number];
+  return xm - ym || xs - ys;
+}
