@@ -75,22 +75,23 @@ describe('Redis list cache: the process copy, known current through a generation
     const first = await cache.lookup('production', 'limit=50');
     await cache.store('production', 'limit=50', first.generation, entry('[2]'));
     const readsBefore = generationReads();
-    const until = performance.now() + 2.5 * LEASE_MS;
+    const started = performance.now();
     let turns = 0;
     let waited = 0;
-    while (performance.now() < until) {
+    // At least 100 turns and 2.5 leases, however slow a loaded machine makes the turns.
+    while (turns < 100 || performance.now() - started < 2.5 * LEASE_MS) {
       const found = cache.lookup('production', 'limit=50');
       if (found instanceof Promise) waited++;
       expect((await found).entry?.body.toString()).toBe('[2]');
       await nextTurn();
       turns++;
     }
+    const elapsed = performance.now() - started;
     await redis.ping();
     const reads = generationReads() - readsBefore;
-    expect(turns).toBeGreaterThan(50);
-    // One read per half lease at most (2.5 leases: 5, plus the one that may be in flight), whatever the turns.
+    // One read per half lease at most, plus the one that may be in flight: far fewer than the turns.
     expect(reads).toBeGreaterThanOrEqual(1);
-    expect(reads).toBeLessThanOrEqual(6);
+    expect(reads).toBeLessThanOrEqual(Math.floor(elapsed / (LEASE_MS / 2)) + 1);
     expect(waited).toBeLessThanOrEqual(1);
   });
 
