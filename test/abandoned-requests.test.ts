@@ -4,6 +4,7 @@ import { captureLogs } from './support/captured-logs';
 import { expectMatchesPortalContract } from './support/contract';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
+import { sendRaw } from './support/raw-http';
 import { startRecordingUpstream } from './support/upstream-double';
 import { until } from './support/until';
 
@@ -59,4 +60,17 @@ describe('a request whose client leaves before the answer', () => {
     const access = lines.filter((l) => l.requestId === 'gave-up-1');
     expect(access).toEqual([expect.objectContaining({ level: 30, path: '/v1/pets/4', status: 499, keyId })]);
   });
+
+  test("when the gateway refuses a request's body on the socket, then it is recorded with that refusal, not as a client that left", async () => {
+    const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${dev.productionKey}\r\nX-Request-Id: broken-body\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+    expect((await sendRaw(gw.url, `${head}5\r\n{"nam\r\nZZ\r\n`)).status).toBe(400);
+    let records: Array<{ status: number; code: string | null; requestId: string }> = [];
+    await until('the request is in its log', async () => {
+      records = await jsonOf(await fetch(`${gw.url}/portal/api/keys/${keyId}/requests?requestId=broken-body`, { headers: { cookie: dev.cookie } }));
+      return records.length > 0;
+    });
+    expect(records.map(({ status, code }) => ({ status, code }))).toEqual([{ status: 400, code: 'invalid_request' }]);
+    expect(lines.filter((l) => l.requestId === 'broken-body').map((l) => l.status)).toEqual([400]);
+  });
 });
+

@@ -127,6 +127,16 @@ describe('metrics on the main port (METRICS_TOKEN) and on their own listener (ME
     expect(refused('headers_too_large', after)! - refused('headers_too_large', before)!).toBe(1);
   });
 
+  test("when the parser refuses a request's body, then it is counted once, as an answer of its route, not as a refusal before routing or a client that left", async () => {
+    const answered = (status: string, samples: Sample[]) => valueOf(samples, 'asg_http_requests_total', { environment: 'production', route: 'createPet', status }) ?? 0;
+    const before = await scrape();
+    const head = `POST /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${dev.productionKey}\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`;
+    expect((await sendRaw(gw.url, `${head}5\r\n{"nam\r\nZZ\r\n`)).status).toBe(400);
+    const after = await scrape();
+    expect([answered('400', after) - answered('400', before), answered('499', after) - answered('499', before)]).toEqual([1, 0]);
+    expect(valueOf(after, 'asg_refused_before_routing_total', { code: 'invalid_request' })).toBe(valueOf(before, 'asg_refused_before_routing_total', { code: 'invalid_request' }));
+  });
+
   test('when a request expects anything but 100-continue, then its 417 is an API response of its route, not a refusal before routing', async () => {
     const answered = (samples: Sample[]) => valueOf(samples, 'asg_http_requests_total', { environment: 'production', route: 'listPets', status: '417' }) ?? 0;
     const before = await scrape();

@@ -17,8 +17,7 @@ export function answerMalformedRequests(server: Server, counted: CountRefusal): 
       socket.destroy();
       return;
     }
-    const refusal = errorResponseBytes(refused(counted, parserError(err)));
-    afterEarlierRequests(socket, () => refuse(socket, refusal));
+    afterEarlierRequests(socket, parserError(err), counted);
   });
   // Node hands CONNECT to 'connect' listeners only, and closes the connection without a word when there is none.
   server.on('connect', (_req: IncomingMessage, socket: Duplex) => {
@@ -46,26 +45,41 @@ function refuse(socket: Duplex, refusal: Buffer): void {
   else socket.destroy();
 }
 
+/** Responses whose request the parser refused mid-body, answered on the socket instead: the refusal each one's client got. */
+const answeredOnSocket = new WeakMap<ServerResponse, ApiError>();
+
 /**
- * Runs `refuse` once the requests read whole before the bad bytes have been answered, in order:
+ * The refusal a response's client got on the socket, when the parser refused its request's body
+ * (malformed, or too slow) before the response began: the response itself never writes, and its
+ * close is not a client that left.
+ */
+export function refusalOnSocket(res: ServerResponse): ApiError | undefined {
+  return answeredOnSocket.get(res);
+}
+
+/**
+ * Refuses once the requests read whole before the bad bytes have been answered, in order:
  * Node's own answer would go out ahead of a response still being prepared, and then cut it off.
  * When the bad bytes are the body of the request being answered, that request is refused now,
- * or cut off if its response has begun. Node keeps the response being written in `_httpMessage`
- * and moves the next queued one there when it finishes.
+ * or cut off if its response has begun; an API request's is then counted with its route, not as a
+ * refusal before routing. Node keeps the response being written in `_httpMessage` and
+ * moves the next queued one there when it finishes.
  */
-function afterEarlierRequests(socket: Duplex, refuse: () => void): void {
+function afterEarlierRequests(socket: Duplex, refusal: EarlyRefusal, counted: CountRefusal): void {
   const current = (socket as Duplex & { _httpMessage?: ServerResponse | null })._httpMessage;
-  if (!current || current.writableFinished || current.destroyed) return refuse();
+  if (!current || current.writableFinished || current.destroyed) return refuse(socket, errorResponseBytes(refused(counted, refusal)));
   if (!current.req.complete) {
-    if (current.headersSent) socket.destroy();
-    else refuse();
-    return;
+    if (current.headersSent) return void socket.destroy();
+    // An API request is counted with its route when its response closes (log-request.ts); any other one here.
+    const err = 'ctx' in current.req ? new ApiError(refusal.code, refusal.message) : refused(counted, refusal);
+    answeredOnSocket.set(current, err);
+    return refuse(socket, errorResponseBytes(err));
   }
   let settled = false;
   const next = () => {
     if (settled) return;
     settled = true;
-    afterEarlierRequests(socket, refuse);
+    afterEarlierRequests(socket, refusal, counted);
   };
   current.once('finish', next);
   current.once('close', next);

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../lib/logger';
+import { refusalOnSocket } from '../http/malformed-requests';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { GatewayRequest, Step } from '../pipeline/pipeline';
 import { recordedPath } from '../request-log/request-log';
@@ -37,7 +38,7 @@ export function logRequest(
     const route = ctx.operation?.operationId ?? 'unmatched';
     const ms = performance.now() - ctx.startedAt;
     // A response cut after its head still told the client its status.
-    const status = this.headersSent ? this.statusCode : CLIENT_CLOSED_REQUEST;
+    const status = this.headersSent ? this.statusCode : statusWithoutHead(this, req);
     metrics.requestFinished(ctx.environment, route, status, ms / 1e3);
     if (ctx.keyId !== undefined) {
       outcomes.record(ctx.keyId, status);
@@ -61,4 +62,12 @@ export function logRequest(
     res.on('close', requestEnded);
     next();
   };
+}
+
+/** A request whose response never began: refused on the socket by the parser (its body), or its client left. */
+function statusWithoutHead(res: ServerResponse, req: GatewayRequest): number {
+  const refusal = refusalOnSocket(res);
+  if (refusal === undefined) return CLIENT_CLOSED_REQUEST;
+  req.ctx.errorCode = refusal.code;
+  return refusal.status;
 }
