@@ -74,3 +74,42 @@ describe('a request whose client leaves before the answer', () => {
   });
 });
 
+describe('a request whose client leaves while its key is looked up', () => {
+  const lines: Line[] = [];
+  let upstream: Awaited<ReturnType<typeof startRecordingUpstream>>;
+  let gw: TestGateway;
+
+  beforeAll(async () => {
+    upstream = await startRecordingUpstream((_req, res) => void res.writeHead(200, { 'content-type': 'application/json' }).end('[]'));
+    gw = await startTestGateway({ database: 'postgres', exposeDatabase: true, env: { PRODUCTION_UPSTREAM: upstream.url, CACHE_TTL_SECONDS: '0', LOG_LEVEL: 'info' }, logger: captureLogs('info', lines).logger });
+  });
+  afterAll(async () => {
+    await gw?.stop();
+    await upstream?.close();
+  });
+
+  test('then it goes no further: not counted for the key, not recorded in its log, not sent upstream; its access line says 499 without a key', async () => {
+    const dev = await signUpDeveloper(gw.url);
+    const { id, key } = await dev.issueKey({ name: 'never used' });
+    const sent = request(`${gw.url}/v1/pets`, { headers: { authorization: `Bearer ${key}`, 'x-request-id': 'left-during-lookup' } });
+    sent.on('error', () => {});
+    // The key's first lookup waits for the table; the client leaves meanwhile.
+    await gw.db!.transaction(async (tx) => {
+      await tx.query('LOCK TABLE accounts.api_keys IN ACCESS EXCLUSIVE MODE');
+      sent.end();
+      const waiting = "SELECT 1 FROM pg_locks WHERE NOT granted AND relation = 'accounts.api_keys'::regclass";
+      await until('the lookup waits for the table', async () => (await gw.db!.query(waiting)).length > 0);
+      sent.destroy();
+      await until('its close is logged', () => lines.some((l) => l.requestId === 'left-during-lookup'));
+    });
+    // The lookup has its answer now; a request after it proves the key works and its use is counted.
+    expect((await fetch(`${gw.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200);
+    const keys: Array<{ id: string; usage: { requests: number } }> = await jsonOf(await fetch(`${gw.url}/portal/api/keys`, { headers: { cookie: dev.cookie } }));
+    expect(keys.find((k) => k.id === id)!.usage.requests).toBe(1);
+    const records: Array<{ requestId: string }> = await jsonOf(await fetch(`${gw.url}/portal/api/keys/${id}/requests`, { headers: { cookie: dev.cookie } }));
+    expect(records.map((r) => r.requestId)).not.toContain('left-during-lookup');
+    expect(upstream.requests).toHaveLength(1);
+    expect(lines.filter((l) => l.requestId === 'left-during-lookup').map(({ status, keyId }) => ({ status, keyId }))).toEqual([{ status: 499, keyId: undefined }]);
+  });
+});
+

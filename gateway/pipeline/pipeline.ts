@@ -74,6 +74,8 @@ export type Next = (err?: unknown) => void;
  * that are usually in memory (a cached key, a leased budget) and only sometimes a round trip
  * away: the common case stays synchronous and allocates nothing (`then` is built once, with the
  * step, and gets the request passed in), and a returned promise is one the pipeline catches.
+ * A request whose connection closed while the answer was awaited goes no further: it is neither
+ * counted for a key nor sent upstream, and its close was logged already (log-request.ts).
  */
 export function whenReady<T>(
   value: T | Promise<T>,
@@ -81,7 +83,7 @@ export function whenReady<T>(
   next: Next,
   then: (req: GatewayRequest, next: Next, value: T) => void | Promise<void>,
 ): void | Promise<void> {
-  return value instanceof Promise ? value.then((settled) => then(req, next, settled)) : then(req, next, value);
+  return value instanceof Promise ? value.then((settled) => (req.socket.destroyed ? undefined : then(req, next, settled))) : then(req, next, value);
 }
 /** Connect-style, so http-proxy-middleware and other middlewares plug in unchanged. */
 export type Step = (req: GatewayRequest, res: ServerResponse, next: Next) => void | Promise<void>;

@@ -13,7 +13,7 @@ import type { RequestLogWriter } from '../request-log/request-log-writer';
  */
 export const CLIENT_CLOSED_REQUEST = 499;
 
-/** Counts each finished response of an authenticated key by day and outcome (identity's daily usage); must not block. */
+/** Counts each ended request of an authenticated key by day and outcome (identity's daily usage); must not block. */
 export interface OutcomeRecorder {
   record(keyId: string, status: number): void;
 }

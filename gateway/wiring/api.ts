@@ -43,7 +43,7 @@ export interface ApiPipelineOptions {
   keys: KeyChecker;
   /** Counts each authenticated request per key, and its calls to deprecated operations. */
   usage: UsageRecorder;
-  /** Counts each finished response of a key by UTC day and outcome (the portal's usage chart). */
+  /** Counts each ended request of a key by UTC day and outcome (the portal's usage chart). */
   dailyUsage: OutcomeRecorder;
   /** The account's plan: its per-minute budget in this environment and its monthly quota (metrics are this pipeline's). */
   accountLimits: Omit<AccountLimitsOptions, 'metrics' | 'clock'>;
@@ -60,7 +60,7 @@ export interface ApiPipelineOptions {
   /** Epoch ms, the gateway's clock for the cache, the sunset and the quota: Date.now unless a test injects a clock (no Date per read). */
   clockMs: () => number;
   metrics: GatewayMetrics;
-  /** Where each finished request with a key is recorded for its owner. */
+  /** Where each ended request with a key is recorded for its owner. */
   requestLog?: Pick<RequestLogWriter, 'record'>;
   /** The process's end of turn: the turn's Redis reads and upstream calls are handed over, then its responses written (turn-end.ts). */
   turnEnd: TurnEnd;
