@@ -22,6 +22,17 @@ describe('key churn limiter', () => {
     expect((await refusal(limiter.take(1))).message).toBe('This account has created or rolled 1 key in 24 hours, the most it may; try again in 24 hours.');
   });
 
+  test('when a point is given back after its window has ended, then the next window keeps its allowance', async () => {
+    jest.useFakeTimers({ now: new Date('2026-03-01T00:00:00Z') });
+    const limiter = createKeyChurnLimiter({ maxPerDay: 2 });
+    const giveBack = await limiter.take(1);
+    jest.setSystemTime(new Date('2026-03-02T00:00:01Z'));
+    await giveBack();
+    await limiter.take(1);
+    await limiter.take(1);
+    expect((await refusal(limiter.take(1))).status).toBe(429);
+  });
+
   test('when the 24-hour window has passed, then the account has its whole allowance again, and the wait is said in hours before that', async () => {
     jest.useFakeTimers({ now: new Date('2026-03-01T00:00:00Z') });
     const limiter = createKeyChurnLimiter({ maxPerDay: 2 });

@@ -32,9 +32,11 @@ export function createKeyChurnLimiter(options: KeyChurnLimiterOptions = {}): Key
   return {
     async take(accountId) {
       const key = String(accountId);
-      await consumeOrRefuse(byAccount, key, (wait) => `This account has created or rolled ${maxPerDay} ${keys} in 24 hours, the most it may; try again in ${wait}.`);
+      const taken = await consumeOrRefuse(byAccount, key, (wait) => `This account has created or rolled ${maxPerDay} ${keys} in 24 hours, the most it may; try again in ${wait}.`);
+      const windowEnds = Date.now() + taken.msBeforeNext;
       return async () => {
-        await byAccount.reward(key);
+        // Given back in a later window, the point would raise that window's allowance instead.
+        if (Date.now() < windowEnds) await byAccount.reward(key);
       };
     },
   };
