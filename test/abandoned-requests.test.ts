@@ -1,12 +1,13 @@
 import { request } from 'node:http';
 import type { ServerResponse } from 'node:http';
+import { connect } from 'node:net';
 import { captureLogs } from './support/captured-logs';
 import { expectMatchesPortalContract } from './support/contract';
 import { signUpDeveloper, startTestGateway, type Developer, type TestGateway } from './support/gateway-harness';
 import { jsonOf } from './support/http';
 import { sendRaw } from './support/raw-http';
 import { startRecordingUpstream } from './support/upstream-double';
-import { until } from './support/until';
+import { pollFor, until } from './support/until';
 
 type Line = { level: number; requestId?: string; path?: string; status?: number; keyId?: string };
 
@@ -71,6 +72,34 @@ describe('a request whose client leaves before the answer', () => {
     });
     expect(records.map(({ status, code }) => ({ status, code }))).toEqual([{ status: 400, code: 'invalid_request' }]);
     expect(lines.filter((l) => l.requestId === 'broken-body').map((l) => l.status)).toEqual([400]);
+  });
+
+  test('when it was pipelined behind another unanswered request, then each is recorded once as 499 and its upstream call is cut or never made', async () => {
+    const ids = ['pipelined-100', 'pipelined-101', 'pipelined-102'];
+    const head = (id: string) => `GET /v1/pets/${id.slice(-3)} HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${dev.productionKey}\r\nX-Request-Id: ${id}\r\n\r\n`;
+    const callsBefore = upstream.requests.length;
+    const { port } = new URL(gw.url);
+    const client = connect(Number(port), '127.0.0.1', () => client.write(ids.map(head).join('')));
+    client.on('error', () => {}); // destroyed below, on purpose
+    await until('the upstream has the first call', () => upstream.requests.slice(callsBefore).some((r) => r.url === '/pets/100'));
+    client.destroy();
+
+    type Logged = { path: string; status: number; requestId: string };
+    const recorded = async () => {
+      const res = await fetch(`${gw.url}/portal/api/keys/${keyId}/requests`, { headers: { cookie: dev.cookie } });
+      const body = (await jsonOf(res)) as Logged[];
+      return body.filter((r) => ids.includes(r.requestId)).map(({ path, status, requestId }) => ({ path, status, requestId }));
+    };
+    // Node emits no 'close' for the two queued behind the first: only the gateway's edge can tell the log step they ended.
+    const { value: records } = await pollFor(recorded, (found) => found.length >= 3, { withinMs: 5000 });
+    expect(records.sort((a, b) => a.requestId.localeCompare(b.requestId))).toEqual(ids.map((requestId) => ({ path: `/v1/pets/${requestId.slice(-3)}`, status: 499, requestId })));
+    const accessLines = lines.filter((l) => ids.includes(l.requestId!)).map((l) => [l.requestId, l.status]);
+    expect(accessLines.sort()).toEqual(ids.map((id) => [id, 499]));
+
+    // A call the gateway handed on is cut, as its client left (the upstream sees its connection close); one not yet handed on is never made.
+    const callsOpen = () => waiting.slice(callsBefore).filter((res) => !res.closed).map((res) => res.req.url);
+    const { value: open } = await pollFor(callsOpen, (urls) => urls.length === 0, { withinMs: 3000 });
+    expect(open).toEqual([]);
   });
 });
 
