@@ -74,7 +74,7 @@ describe('the admin API across two gateways sharing PostgreSQL and Redis', () =>
     const dev = await signUpDeveloper(a.url);
     expect((await onB(dev.productionKey)).status).toBe(200);
     const keyIds = (await db.query<{ id: string }>('SELECT id FROM accounts.api_keys WHERE account_id = $1 ORDER BY id', [dev.accountId])).map((k) => k.id);
-    const streams = keyIds.map((id) => `${prefix}reqlog-batches:${id}`);
+    const streams = keyIds.map((id) => `${prefix}reqlog-v2:${id}`);
     // B writes its request log every 250 ms: wait for the request just made to be in it.
     await until('the request log streams in Redis', async () => (await redis.exists(...streams)) > 0, 2000);
     expect(await redis.exists(...streams)).toBe(1);

@@ -40,7 +40,7 @@ describe('a request in flight when its account is erased (two gateways sharing R
   test('when it finishes after the erasure, then no record of it is kept in Redis, whichever process wrote it', async () => {
     const dev = await signUpDeveloper(a.url);
     const { id: keyId, key } = await dev.issueKey({ name: 'erased while busy' });
-    const stream = `${pair!.prefix}reqlog-batches:${keyId}`;
+    const stream = `${pair!.prefix}reqlog-v2:${keyId}`;
     const inFlight = fetch(`${b.url}/v1/pets/1`, { headers: { authorization: `Bearer ${key}` } });
     await until('the request to reach the upstream', () => held.length === 1);
 

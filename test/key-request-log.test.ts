@@ -244,7 +244,7 @@ describe.each(['memory', 'redis'] as const)("a key's request log (%s)", (backend
     const secret = k.key.slice('asg_prod_'.length);
     expect(JSON.stringify(logged)).not.toContain(secret);
     if (redis) {
-      const stored = JSON.stringify(await redis.xrange(`${prefix}reqlog-batches:${k.id}`, '-', '+'));
+      const stored = JSON.stringify(await redis.xrange(`${prefix}reqlog-v2:${k.id}`, '-', '+'));
       expect(stored).toContain(calls[0]!.requestId);
       expect(stored).not.toContain(secret);
     }
@@ -255,7 +255,7 @@ describe.each(['memory', 'redis'] as const)("a key's request log (%s)", (backend
       const k = await developerWithKey(gw.url);
       await knownOutcomes(k);
       await k.log(); // written by now
-      const stream = `${prefix}reqlog-batches:${k.id}`;
+      const stream = `${prefix}reqlog-v2:${k.id}`;
       const entries = await redis!.xrange(stream, '-', '+');
       // An entry per batch, `n` <count> `t` <newest time> `r` <records>, a record a line: [time, method, path, status, code, latencyMs, cache, requestId].
       const stored = entries.flatMap(([, fields]) => {
@@ -292,7 +292,7 @@ describe.each(['memory', 'redis'] as const)("a key's request log (%s)", (backend
       for (let i = 0; i < 12; i++) await k.call('/v1/pets?limit=1', { requestId: `before-${i}` });
       const first = await k.read('?limit=5');
       const cursor = /after=([^>&]+)/.exec(first.headers.get('link')!)![1]!;
-      await redis!.del(`${prefix}reqlog-batches:${k.id}`);
+      await redis!.del(`${prefix}reqlog-v2:${k.id}`);
       for (let i = 0; i < 3; i++) await k.call('/v1/pets?limit=1', { requestId: `after-${i}` });
       expect(await k.log(`?after=${cursor}`)).toEqual([]);
       const fresh = await k.log();

@@ -14,10 +14,9 @@ const FILTERED_CHUNK = 250;
  * record's number, one past the last record of the entry before it (1 in a new stream), and a
  * record's id in the log is `<ms>-<its number>`. A stream made again (Redis restarted empty, the
  * stream expired or was emptied) so numbers above every earlier one, and an old cursor reads none
- * of its records. A stream made before, whose entries are `<first>-0` and records `<number>-0`,
- * goes on so until it is gone. Entries before the one holding the key's `perKey`-th newest
- * record are cut (a read leaves out the rest of that one), so are entries whose newest record is
- * older than `minMs`, and the stream lives `ttlMs` past its last write.
+ * of its records. Entries before the one holding the key's `perKey`-th newest record are cut (a
+ * read leaves out the rest of that one), so are entries whose newest record is older than
+ * `minMs`, and the stream lives `ttlMs` past its last write.
  *
  * Nothing is appended while the key's erasure mark exists, checked in the script so that a batch
  * racing the erasure cannot slip in between.
@@ -32,18 +31,15 @@ local stream, perKey, count, minMs = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[3
 local made, first
 local newest = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)[1]
 if newest then
-  local high, low = string.match(newest[1], '^(%d+)-(%d+)$')
-  if low == '0' then
-    first = tonumber(high) + tonumber(newest[2][2])
-  else
-    made, first = high, tonumber(low) + tonumber(newest[2][2])
-  end
+  local last
+  made, last = string.match(newest[1], '^(%d+)-(%d+)$')
+  first = tonumber(last) + tonumber(newest[2][2])
 else
   local now = redis.call('TIME')
   made, first = string.format('%.0f', tonumber(now[1]) * 1000 + math.floor(tonumber(now[2]) / 1000)), 1
 end
 local function id(number)
-  return made and (made .. '-' .. string.format('%.0f', number)) or string.format('%.0f-0', number)
+  return made .. '-' .. string.format('%.0f', number)
 end
 redis.call('XADD', stream, id(first), 'n', count, 't', ARGV[4], 'r', ARGV[6])
 redis.call('PEXPIRE', stream, ARGV[2])
@@ -70,7 +66,7 @@ type StreamEntry = [id: string, fields: string[]];
 
 export interface RedisRequestLogOptions {
   redis: Redis;
-  /** REDIS_KEY_PREFIX: streams are `<prefix>reqlog-batches:<keyId>`, erasure marks `<prefix>reqlog-erased:<keyId>`. */
+  /** REDIS_KEY_PREFIX: streams are `<prefix>reqlog-v2:<keyId>`, erasure marks `<prefix>reqlog-erased:<keyId>`. */
   prefix: string;
 }
 
@@ -82,10 +78,10 @@ export interface RedisRequestLogOptions {
 export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStore {
   const { redis, prefix } = o;
   redis.defineCommand(COMMAND, { numberOfKeys: 2, lua: APPEND_SCRIPT });
-  const streamOf = (keyId: string) => `${prefix}reqlog-batches:${keyId}`;
+  const streamOf = (keyId: string) => `${prefix}reqlog-v2:${keyId}`;
   const erasedOf = (keyId: string) => `${prefix}reqlog-erased:${keyId}`;
-  // Where the log was kept until records went in batches, one entry each: such a stream expires within 24 h of its last write.
-  const recordStreamOf = (keyId: string) => `${prefix}reqlog:${keyId}`;
+  // Where releases before kept the log, an entry a record, then an entry a batch numbered `<n>-0`: no longer read, as a process still running the last would take a `<ms>-<n>` id's `<ms>` for a record number; each expires within 24 h of its last write.
+  const formerStreamsOf = (keyId: string) => [`${prefix}reqlog:${keyId}`, `${prefix}reqlog-batches:${keyId}`];
 
   return {
     append(batch, nowMs) {
@@ -155,9 +151,8 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
           const [made, first, count, lines] = entryNumbers(entry);
           for (let number = first + count - 1; number >= first; number--) {
             if (number < oldestKept) return { requests: found };
-            const [high, low] = made === undefined ? [number, 0] : [made, number];
-            if (after !== undefined && (high > after.ms || (high === after.ms && low >= after.seq))) continue;
-            const request = loggedRequest(`${high}-${low}`, lines[number - first]!);
+            if (after !== undefined && (made > after.ms || (made === after.ms && number >= after.seq))) continue;
+            const request = loggedRequest(`${made}-${number}`, lines[number - first]!);
             // Records follow the order they were written in, which their times follow but for clocks a few ms apart.
             if (request.time < oldestMs) return { requests: found };
             if (!matchesQuery(request, query)) continue;
@@ -178,7 +173,7 @@ export function createRedisRequestLog(o: RedisRequestLogOptions): RequestLogStor
       // One transaction: an append before it is deleted with the stream, one after it finds the mark.
       const erase = redis.multi();
       for (const keyId of keyIds) erase.set(erasedOf(keyId), '1', 'PX', ERASED_FOR_MS);
-      const results = await erase.del(...keyIds.flatMap((keyId) => [streamOf(keyId), recordStreamOf(keyId)])).exec();
+      const results = await erase.del(...keyIds.flatMap((keyId) => [streamOf(keyId), ...formerStreamsOf(keyId)])).exec();
       const failed = results?.find(([err]) => err);
       if (failed) throw failed[0];
     },
@@ -212,16 +207,11 @@ async function fromRedis<T>(call: () => Promise<T>): Promise<T> {
   }
 }
 
-/**
- * An entry's stream's making time (none in a stream made before it was numbered so, whose record
- * ids are `<number>-0`), its first record number, its record count, and its records' lines (oldest first).
- */
-function entryNumbers([id, fields]: StreamEntry): [made: number | undefined, first: number, count: number, lines: string[]] {
+/** An entry's stream's making time, its first record number, its record count, and its records' lines (oldest first). */
+function entryNumbers([id, fields]: StreamEntry): [made: number, first: number, count: number, lines: string[]] {
   const dash = id.indexOf('-');
-  const [high, low] = [Number(id.slice(0, dash)), Number(id.slice(dash + 1))];
-  const count = Number(fields[1]);
   const lines = fields[5] === undefined ? [] : fields[5].split('\n');
-  return low === 0 ? [undefined, high, count, lines] : [high, low, count, lines];
+  return [Number(id.slice(0, dash)), Number(id.slice(dash + 1)), Number(fields[1]), lines];
 }
 
 function loggedRequest(id: string, line: string): LoggedRequest {

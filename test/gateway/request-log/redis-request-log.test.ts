@@ -54,7 +54,7 @@ describe('Redis request log: an entry per batch', () => {
   const prefix = redisTestPrefix();
   let redis: Redis;
   let store: RequestLogStore;
-  const stream = (keyId: string) => `${prefix}reqlog-batches:${keyId}`;
+  const stream = (keyId: string) => `${prefix}reqlog-v2:${keyId}`;
 
   beforeAll(() => {
     redis = new Redis(redisTestUrl());
@@ -139,11 +139,12 @@ describe('Redis request log: an entry per batch', () => {
     expect(await redis.exists(stream('key_stale'))).toBe(0);
   });
 
-  test('when keys are forgotten, then their streams are gone, the one-entry-a-record streams of before too, and other keys keep theirs', async () => {
+  test('when keys are forgotten, then their streams are gone, those of the releases before too, and other keys keep theirs', async () => {
     await store.append(batchOf([...records('key_gone', 'g', 0, 2), ...records('key_kept', 'k', 0, 1)]), NOW);
     await redis.xadd(`${prefix}reqlog:key_gone`, '*', 'r', '[]');
+    await redis.xadd(`${prefix}reqlog-batches:key_gone`, '1-0', 'n', '1', 't', String(NOW - 1000), 'r', '[]');
     await store.forget(['key_gone'], NOW);
-    expect(await redis.exists(stream('key_gone'), `${prefix}reqlog:key_gone`)).toBe(0);
+    expect(await redis.exists(stream('key_gone'), `${prefix}reqlog:key_gone`, `${prefix}reqlog-batches:key_gone`)).toBe(0);
     expect(await readAll(store, 'key_gone', { limit: 10 })).toEqual([]);
     expect((await readAll(store, 'key_kept', { limit: 10 })).map((r) => r.requestId)).toEqual(['k-0']);
   });
@@ -164,13 +165,17 @@ describe('Redis request log: an entry per batch', () => {
     expect((await store.read('key_again', { limit: 10, after: page.next }, NOW)).requests.map((r) => r.requestId)).toEqual(['new-2', 'new-1', 'new-0']);
   });
 
-  test('when a stream numbered before the change is appended to, then it goes on as it was, its ids and cursors unchanged', async () => {
-    const legacy = stream('key_legacy');
-    await redis.xadd(legacy, '1-0', 'n', '2', 't', String(NOW - 1000), 'r', ['a-0', 'a-1'].map((id) => JSON.stringify([NOW - 1000, 'GET', '/v1/pets', 200, null, 1.2, null, id])).join('\n'));
-    await store.append(batchOf(records('key_legacy', 'b', 0, 2)), NOW);
-    const seen = await readAll(store, 'key_legacy', { limit: 1 });
-    expect(seen.map((r) => [r.id, r.requestId])).toEqual([['4-0', 'b-1'], ['3-0', 'b-0'], ['2-0', 'a-1'], ['1-0', 'a-0']]);
-    expect((await store.read('key_legacy', { limit: 10, after: '3-0' }, NOW)).requests.map((r) => r.requestId)).toEqual(['a-1', 'a-0']);
+  test('when a process of the release before appends to a key between this one\'s batches (a rolling deploy), then neither reads the other\'s stream, and this one keeps its records and their ids', async () => {
+    await store.append(batchOf(records('key_rolling', 'new', 0, 2)), NOW);
+    const before = await readAll(store, 'key_rolling', { limit: 10 });
+    const line = JSON.stringify([NOW - 1000, 'GET', '/v1/pets', 200, null, 1.2, null, 'old-0']);
+    await redis.eval(PREVIOUS_APPEND_SCRIPT, 1, `${prefix}reqlog-batches:key_rolling`, 1000, MAX_RECORD_AGE_MS, 1, NOW - 1000, NOW - MAX_RECORD_AGE_MS, line);
+    await store.append(batchOf(records('key_rolling', 'new', 2, 1)), NOW);
+    const seen = await readAll(store, 'key_rolling', { limit: 10 });
+    expect(seen.map((r) => r.requestId)).toEqual(['new-2', 'new-1', 'new-0']);
+    expect(seen.slice(1)).toEqual(before);
+    // The release before reads its own stream, numbered as it numbers it: its one record, 1-0.
+    expect((await redis.xrange(`${prefix}reqlog-batches:key_rolling`, '-', '+')).map(([id, fields]) => [id, fields[5]])).toEqual([['1-0', line]]);
   });
 
   test('when a forgotten key\'s batches arrive after its erasure, from any store, then nothing of them is kept, and other keys\' are', async () => {
@@ -188,6 +193,28 @@ describe('Redis request log: an entry per batch', () => {
     expect(ERASED_FOR_MS).toBeGreaterThanOrEqual(MAX_RECORD_AGE_MS);
   });
 });
+
+/** The append script of the releases before the streams were numbered `<ms>-<n>`, as a process still running one calls it: it took an entry id's first number for its first record's. */
+const PREVIOUS_APPEND_SCRIPT = `
+local stream, perKey, count, minMs = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[3]), tonumber(ARGV[5])
+local first = 1
+local newest = redis.call('XREVRANGE', stream, '+', '-', 'COUNT', 1)[1]
+if newest then first = tonumber(string.match(newest[1], '^(%d+)')) + tonumber(newest[2][2]) end
+redis.call('XADD', stream, string.format('%.0f-0', first), 'n', count, 't', ARGV[4], 'r', ARGV[6])
+redis.call('PEXPIRE', stream, ARGV[2])
+local floor = first + count - perKey
+local oldest = floor > 1 and redis.call('XREVRANGE', stream, string.format('%.0f-0', floor), '-', 'COUNT', 1)[1]
+  or redis.call('XRANGE', stream, '-', '+', 'COUNT', 1)[1]
+while tonumber(oldest[2][4]) < minMs do
+  oldest = redis.call('XRANGE', stream, '(' .. oldest[1], '+', 'COUNT', 1)[1]
+  if not oldest then
+    redis.call('DEL', stream)
+    return 0
+  end
+end
+redis.call('XTRIM', stream, 'MINID', oldest[1])
+return 0
+`;
 
 /** Log ids `<n>-<m>` in their order. */
 function byId(x: string, y: string): number {
