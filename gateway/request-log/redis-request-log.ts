@@ -13,10 +13,11 @@ const FILTERED_CHUNK = 250;
  * is `<ms>-<first>`, where `ms` is Redis's clock when the stream was made and `first` its first
  * record's number, one past the last record of the entry before it (1 in a new stream), and a
  * record's id in the log is `<ms>-<its number>`. A stream made again (Redis restarted empty, the
- * stream expired or was emptied) so numbers above every earlier one, and an old cursor reads none
- * of its records. Entries before the one holding the key's `perKey`-th newest record are cut (a
- * read leaves out the rest of that one), so are entries whose newest record is older than
- * `minMs`, and the stream lives `ttlMs` past its last write.
+ * stream expired or was emptied) in a later millisecond of Redis's clock numbers above the
+ * earlier one, and an old cursor reads none of its records; a clock stepped back (a failover to a
+ * host whose clock is behind) would break that. Entries before the one holding the key's
+ * `perKey`-th newest record are cut (a read leaves out the rest of that one), so are entries
+ * whose newest record is older than `minMs`, and the stream lives `ttlMs` past its last write.
  *
  * Nothing is appended while the key's erasure mark exists, checked in the script so that a batch
  * racing the erasure cannot slip in between.
