@@ -20,6 +20,7 @@ import { createSignupLimiter } from '../../identity/signup-limiter';
 import { ENVIRONMENTS, type Environment } from '../../openapi/environments';
 import { ADMIN_FAILURE_WINDOW_SECONDS, MAX_ADMIN_TOKEN_FAILURES } from '../admin/admin-auth';
 import { createBudgetLeases, type BudgetLeases } from '../rate-limit/budget-leases';
+import type { CreateLimiter } from '../../identity/limit-refusal';
 import { createLimiterFactory, leaseCounter } from '../rate-limit/limiter-factory';
 import { createMonthCounter } from '../rate-limit/month-counter';
 import { createRateLimiter } from '../rate-limit/rate-limiter';
@@ -58,14 +59,15 @@ export async function createIdentity(w: Wiring, { db, redis, secrets }: Stores, 
     onReloadError: (err) => logger.warn({ err }, 'could not reload plans; the previous limits stay in force'),
   });
   defer(() => plans.close());
+  // Every limit is counted in Redis when there is one, so every gateway process spends the same budget.
+  const createLimiter = createLimiterFactory({ redis: redis?.publisher, keyPrefix: config.redisKeyPrefix });
   const apiKeys = createApiKeyService({
     db,
     hashSecret: secrets.keyHashSecret,
     revocations,
     audit,
     maxActiveKeysPerAccount: config.maxKeysPerAccount,
-    // In Redis when there is one, as the portal's other limits, so every process counts the same new keys.
-    churn: createKeyChurnLimiter({ maxPerDay: config.maxNewKeysPerDay, createLimiter: createLimiterFactory({ redis: redis?.publisher, keyPrefix: config.redisKeyPrefix }) }),
+    churn: createKeyChurnLimiter({ maxPerDay: config.maxNewKeysPerDay, createLimiter }),
     now,
     onFlushError: (err) => logger.warn({ err }, 'could not record key usage; will retry'),
   });
@@ -100,7 +102,7 @@ export async function createIdentity(w: Wiring, { db, redis, secrets }: Stores, 
     plans,
     audit,
   };
-  const limiters = createLimiters(w, redis?.publisher, { seed: (accountId, month) => accountUsage.requestsInMonth(accountId, month), clockMs });
+  const limiters = createLimiters(w, redis?.publisher, createLimiter, { seed: (accountId, month) => accountUsage.requestsInMonth(accountId, month), clockMs });
   return { sessions, accounts, apiKeys, dailyUsage, verifier, plans, admin, accountUsage, clockMs, limiters };
 }
 
@@ -117,13 +119,13 @@ async function createRevocationBus({ config, defer }: Wiring, redis: Stores['red
 /** The shortest calendar month: the monthly leases carry tokens over only within one month. */
 const SHORTEST_MONTH_MS = 28 * 24 * 60 * 60 * 1000;
 
-/** Counted in Redis when there is one, so every gateway process spends the same budget. */
+/** The API's and the portal's limits, from the process's one limiter factory. */
 function createLimiters(
   { config }: Wiring,
   redis: NonNullable<Stores['redis']>['publisher'] | undefined,
+  createLimiter: CreateLimiter,
   quota: { seed: (accountId: string, month: string) => Promise<number>; clockMs: () => number },
 ) {
-  const createLimiter = createLimiterFactory({ redis, keyPrefix: config.redisKeyPrefix });
   const portalLimits = {
     createLimiter,
     maxInFlightPerIp: config.passwordAttemptsInFlightPerIp,
