@@ -6,12 +6,16 @@ import { HOLDS_KEY_PREFIX } from './key-prefixes';
 export const REQUEST_ID_SHAPE = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
- * The client's `X-Request-Id` when it is safe to echo and log; a fresh UUID (`fresh()`) otherwise.
- * An id holding a key's prefix in any case may be (part of) an API key, and secrets never reach a log.
+ * An `X-Request-Id` as received, when it is safe to echo and log; undefined otherwise. An id
+ * holding a key's prefix in any case may be (part of) an API key, and secrets never reach a log.
  */
+export function safeRequestId(given: unknown): string | undefined {
+  return typeof given === 'string' && REQUEST_ID_SHAPE.test(given) && !HOLDS_KEY_PREFIX.test(given) ? given : undefined;
+}
+
+/** The client's `X-Request-Id` when it is safe to echo and log; a fresh UUID (`fresh()`) otherwise. */
 export function requestIdOf(req: IncomingMessage, fresh: () => string = randomUUID): string {
-  const given = req.headers['x-request-id'];
-  return typeof given === 'string' && REQUEST_ID_SHAPE.test(given) && !HOLDS_KEY_PREFIX.test(given) ? given : fresh();
+  return safeRequestId(req.headers['x-request-id']) ?? fresh();
 }
 
 const UUID_LENGTH = 36;

@@ -3,6 +3,7 @@ import { ApiError } from '../lib/api-error';
 import type { Logger } from '../lib/logger';
 import { readJsonBody } from '../lib/read-json-body';
 import { createErrorReporter } from '../lib/report-error';
+import { safeRequestId } from '../lib/request-id';
 import type { ApiOperation, OperationTable } from '../openapi/operations';
 import { requireGatewayToken } from './gateway-token';
 import type { NewPet, PetRepository, PetStatus } from './pet-repository';
@@ -19,8 +20,11 @@ export interface PetStoreDeps {
   logger: Pick<Logger, 'error'>;
 }
 
-/** The gateway sends its request id along, so the store's line and the gateway's access line match. */
-const describeStoreRequest = (req: Request) => ({ requestId: req.get('x-request-id'), method: req.method, path: req.path });
+/**
+ * The gateway sends its request id along, so the store's line and the gateway's access line match;
+ * another caller's id is logged only when the gateway would log it (no key in it).
+ */
+const describeStoreRequest = (req: Request) => ({ requestId: safeRequestId(req.get('x-request-id')), method: req.method, path: req.path });
 
 /**
  * The embedded pet store: a plain HTTP service with paths relative to its own root

@@ -104,6 +104,22 @@ describe.each(testDatabaseKinds())('embedded pet store on %s', (kind) => {
     }
   });
 
+  test('when a failed request sends a key as its request id, then the store logs its line without the id', async () => {
+    const broken = await startPetStore({ db, schema: 'petstore_broken_id', operations, logger });
+    try {
+      await db.query('DROP TABLE petstore_broken_id.pets');
+      errorLines.length = 0;
+      const key = 'asg_prod_' + 'k'.repeat(43);
+      const res = await fetch(`${broken.url}/pets?limit=5`, { headers: { 'x-request-id': key.toUpperCase() } });
+      expect(res.status).toBe(500);
+      expect(errorLines).toEqual([expect.objectContaining({ msg: 'pet store request failed', code: 'internal_error', method: 'GET', path: '/pets' })]);
+      expect(errorLines[0]!.requestId).toBeUndefined();
+      expect(JSON.stringify(errorLines).toLowerCase()).not.toContain(key);
+    } finally {
+      await broken.close();
+    }
+  });
+
   const rowCount = async (table: string) => Number((await db.query<{ n: string }>(`SELECT count(*) AS n FROM petstore_production.${table}`))[0]!.n);
 
   test.each([
