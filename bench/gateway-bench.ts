@@ -28,13 +28,13 @@
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { issueKey, signUp } from './support/portal-keys';
 import { buildOnce, builtEntry, CLIENT_CORE, freePort, onCore, PINNED, SERVER_CORE, startGateway, startNodeProcess } from './support/processes';
 import { bareProxyScript, bytesServerScript, expressScript, HIT_HEADERS, middlewareProxyScript } from './support/reference-servers';
 import { createBenchDatabase, type BenchDatabase } from './support/postgres-database';
-import { rssMb } from './support/machine';
+import { machineDescription, rssMb } from './support/machine';
 import { describeStalls, measureMachineStalls } from './support/machine-stalls';
 import { childPids, cpuSeconds } from './support/process-cpu';
 import { gcPauses, meanScavengeMs, pausesBetween, type GcPauses } from './support/gc-pauses';
@@ -179,7 +179,7 @@ http {
 async function main() {
   requireWrk();
   buildOnce();
-  console.error(`Benchmark on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}, ${DURATION} per run, ${CONNECTIONS} connections`);
+  console.error(`Benchmark on ${machineDescription()}, ${DURATION} per run, ${CONNECTIONS} connections`);
 
   // The upstream: a standalone pet store with 20 pets.
   const storePort = await freePort();
@@ -326,7 +326,7 @@ async function main() {
   const pairedAdded = (name: string) =>
     `${pairedMs(name, (r) => r.gatewayP50 - r.referenceP50)} (p50 ${pairedMs(name, (r) => r.gatewayP50)}, the reference's ${pairedMs(name, (r) => r.referenceP50)})`;
   const lines = [
-    `Measured ${new Date().toISOString().slice(0, 10)} on ${cpus().length} × ${cpus()[0]?.model}, Node ${process.version}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} interleaved rounds of ${DURATION} per path (a ${WARMUP} warm-up before the first, ${REWARM} before each later one); ${PINNED ? `servers on core ${SERVER_CORE}, wrk on core ${CLIENT_CORE}` : 'unpinned'}; Redis gateways on ${database ? 'PostgreSQL' : 'PGlite (PostgreSQL did not answer)'}, in-process ones on PGlite; medians of the rounds; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
+    `Measured ${new Date().toISOString().slice(0, 10)} on ${machineDescription()}; wrk -t1 -c${CONNECTIONS}, ${ROUNDS} interleaved rounds of ${DURATION} per path (a ${WARMUP} warm-up before the first, ${REWARM} before each later one); ${PINNED ? `servers on core ${SERVER_CORE}, wrk on core ${CLIENT_CORE}` : 'unpinned'}; Redis gateways on ${database ? 'PostgreSQL' : 'PGlite (PostgreSQL did not answer)'}, in-process ones on PGlite; medians of the rounds; gateways run the compiled build (dist/); body ${page.length} bytes (20 pets).`,
     '',
     '| path | req/s | p50 ms | p99 ms | server CPU µs/req | errors | gateway GC: mean scavenge ms, GC pause ms per s |',
     '|---|---:|---:|---:|---:|---:|---:|',
