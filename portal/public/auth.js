@@ -5,6 +5,8 @@
   const portal = window.AsgPortal;
   const form = document.querySelector('form[data-auth-form]');
   if (!form || !portal) return;
+  // A session that lapsed ran no log out: whoever signs in next in this tab gets none of its keys.
+  portal.forgetTabKeys();
 
   const kind = form.dataset.authForm; // "signup" or "login"
   const next = form.dataset.next || '/portal/keys';

@@ -1,4 +1,4 @@
-/* global Element, document, fetch, navigator, setTimeout, window -- browser script, loaded by the portal pages */
+/* global Element, document, fetch, navigator, sessionStorage, setTimeout, window -- browser script, loaded by the portal pages */
 /* Shared by every portal and docs page: portal API calls, copy buttons, log out, announcements. */
 (function () {
   'use strict';
@@ -107,6 +107,15 @@
     else input.removeAttribute('aria-invalid');
   }
 
+  /** Forgets every API key this tab holds (code-samples.js, keys.js): all the portal keeps in sessionStorage is a key or its hand-off. */
+  function forgetTabKeys() {
+    try {
+      sessionStorage.clear();
+    } catch {
+      // Storage is blocked: nothing was kept.
+    }
+  }
+
   /** Sends the visitor to the login page, to come back to `next` (a portal path) once logged in. */
   function goToLogin(next) {
     window.location.assign('/portal/login?next=' + encodeURIComponent(next));
@@ -133,6 +142,8 @@
     const logout = target.closest('button[data-action="logout"]');
     if (logout) {
       logout.disabled = true;
+      // Whatever the server answers: the developer is leaving, and the tab's keys leave with them.
+      forgetTabKeys();
       const result = await api('POST', '/logout');
       if (result.ok) {
         window.location.assign('/portal/login?signedout=1');
@@ -143,5 +154,5 @@
     }
   });
 
-  window.AsgPortal = Object.freeze({ api, announce, copyText, setBusy, el, setFieldError, goToLogin });
+  window.AsgPortal = Object.freeze({ api, announce, copyText, setBusy, el, setFieldError, goToLogin, forgetTabKeys });
 })();

@@ -112,4 +112,41 @@ describe('code samples with the developer\'s key (real Chromium)', () => {
     expect(page.url()).not.toContain(secret);
     expect(console_.problems).toEqual([]);
   });
+
+  test('when the developer logs out, then the key handed to the tab is gone: the landing page samples read ASG_KEY and the tab keeps nothing', async () => {
+    const console_ = watchConsole(page);
+    await signUpInBrowser(page, uniqueEmail('samples-logout'));
+    const secret = await createKeyInBrowser(page, { name: 'Shared laptop' });
+    await page.getByRole('button', { name: 'Use in API explorer' }).click();
+    await page.waitForURL('**/docs/#/Pets/listPets');
+    await page.getByRole('status').filter({ hasText: 'Authorized in this tab' }).waitFor();
+    await page.goto('/portal/');
+    await page.locator('[data-tab-key-note]').waitFor();
+
+    await page.getByRole('button', { name: 'Log out' }).click();
+    await page.waitForURL('**/portal/login?signedout=1');
+    expect(await page.evaluate(() => (globalThis as unknown as PageWindow).sessionStorage.length)).toBe(0);
+    await page.goto('/portal/');
+    const list = page.locator('[data-code-samples]').first();
+    await expect(sampleText(list, 'curl')).resolves.toContain('-H "Authorization: Bearer $ASG_KEY"');
+    expect(await page.locator('[data-tab-key-note]').isHidden()).toBe(true);
+    expect(await page.content()).not.toContain(secret);
+    expect(console_.problems).toEqual([]);
+  });
+
+  test('when the session lapses without a log out, then the login page forgets the key handed to the tab', async () => {
+    const console_ = watchConsole(page);
+    await signUpInBrowser(page, uniqueEmail('samples-lapsed'));
+    await createKeyInBrowser(page, { name: 'Lapsing laptop' });
+    await page.getByRole('button', { name: 'Use in API explorer' }).click();
+    await page.waitForURL('**/docs/#/Pets/listPets');
+    await page.getByRole('status').filter({ hasText: 'Authorized in this tab' }).waitFor();
+    expect(await page.evaluate(() => (globalThis as unknown as PageWindow).sessionStorage.length)).toBeGreaterThan(0);
+
+    await context.clearCookies(); // the session ends on the server's side: no log out runs in the tab
+    await page.goto('/portal/login');
+    await page.locator('form[data-auth-form]').waitFor();
+    expect(await page.evaluate(() => (globalThis as unknown as PageWindow).sessionStorage.length)).toBe(0);
+    expect(console_.problems).toEqual([]);
+  });
 });
