@@ -62,6 +62,42 @@ describe('upstream request headers', () => {
     });
   });
 
+  test('when a client spells the headers the gateway writes or drops with underscores or dots, then none of them reaches the upstream; other underscored headers do', () => {
+    // CGI, Rack and WSGI servers read X_Consumer_Id as X-Consumer-Id (HTTP_X_CONSUMER_ID), the later of the two winning; lighttpd reads X.Consumer.Id so too.
+    const headers = build(false)(
+      received({
+        x_consumer_id: '1',
+        'x.consumer.id': '2',
+        'x~real~ip': '6.6.6.6',
+        'x-api-key_id': 'key_forged',
+        x_request_id: 'forged-id',
+        x_real_ip: '6.6.6.6',
+        x_forwarded_for: '6.6.6.6',
+        'x-forwarded_host': 'evil.example',
+        true_client_ip: '6.6.6.6',
+        x_http_method_override: 'DELETE',
+        x_original_url: '/admin',
+        proxy_authorization: 'Bearer asg_live_secret',
+        content_length: '5',
+        x_trace_id: 'abc',
+      }),
+      IDENTITY,
+      undefined,
+    );
+    expect(headers).toEqual({
+      host: 'pets.internal:8443',
+      x_trace_id: 'abc',
+      'x-request-id': 'req-1',
+      'x-api-key-id': 'key_1',
+      'x-consumer-id': '42',
+      'x-forwarded-for': '10.0.0.2',
+      'x-forwarded-proto': 'https',
+      'x-forwarded-host': 'api.example.com',
+      forwarded: 'for=10.0.0.2;proto=https;host=api.example.com',
+      'x-real-ip': '10.0.0.2',
+    });
+  });
+
   test('when behind a trusted proxy, then its X-Forwarded-For chain is extended with the peer, Forwarded lists the same nodes, and X-Real-IP is the entry the proxy appended', () => {
     const headers = build(true)(received({ 'x-forwarded-for': '203.0.113.7, not-an-ip,2001:db8::1', forwarded: 'for=6.6.6.6' }), IDENTITY, undefined);
     expect(headers['x-forwarded-for']).toBe('203.0.113.7, not-an-ip, 2001:db8::1, 10.0.0.2');

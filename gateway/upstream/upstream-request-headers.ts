@@ -83,7 +83,7 @@ export function createUpstreamRequestHeaders(o: UpstreamRequestHeaderOptions) {
     const out: OutgoingHttpHeaders = {};
     if (identity.sharedFill) return sharedFillHeaders(out, identity.requestId);
     for (const name in received) {
-      if (NEVER_FORWARDED.has(name) || name.startsWith('x-forwarded') || name.startsWith('content-') || named?.has(name)) continue;
+      if (neverForwarded(name) || named?.has(name)) continue;
       out[name] = received[name];
     }
     out.host = o.upstreamHost;
@@ -130,6 +130,20 @@ export function createUpstreamRequestHeaders(o: UpstreamRequestHeaderOptions) {
     }
     return out;
   }
+}
+
+/** Characters of a header name that CGI front ends turn into `_`, as they do `-` (lighttpd turns every one). */
+const READ_AS_DASH = /[^a-z0-9-]/;
+const EVERY_READ_AS_DASH = /[^a-z0-9-]/g;
+
+/**
+ * Whether a client header is one the gateway drops or writes itself, under any spelling an
+ * upstream reads as that header: CGI, Rack and WSGI servers read `X_Consumer_Id` (and lighttpd
+ * `X.Consumer.Id`) as `X-Consumer-Id`, all being HTTP_X_CONSUMER_ID, and the later one wins there.
+ */
+function neverForwarded(name: string): boolean {
+  const dashed = READ_AS_DASH.test(name) ? name.replace(EVERY_READ_AS_DASH, '-') : name;
+  return NEVER_FORWARDED.has(dashed) || dashed.startsWith('x-forwarded') || dashed.startsWith('content-');
 }
 
 export type UpstreamRequestHeaders = ReturnType<typeof createUpstreamRequestHeaders>;
