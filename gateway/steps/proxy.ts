@@ -2,6 +2,7 @@ import { Agent as HttpAgent, type ClientRequest, type IncomingHttpHeaders, type 
 import { Agent as HttpsAgent } from 'node:https';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { ApiError, errorBodyCode, errorCodeFor } from '../../lib/api-error';
+import { quotedInMessage } from '../../lib/plain-text';
 import type { ReportOptions } from '../../lib/report-error';
 import type { GatewayMetrics, UpstreamOutcome } from '../metrics/gateway-metrics';
 import type { GatewayRequest, Next, Step } from '../pipeline/pipeline';
@@ -57,6 +58,8 @@ const NOT_RETURNED = new Set<string>([
   'clear-site-data',
   'alt-svc',
 ]);
+/** The transfer codings an upstream may use: chunked, which Node's client takes off, or none; the gateway sends no TE asking for another. */
+const BODY_AS_SENT = /^\s*(?:chunked|identity)\s*$/i;
 const BUSY_RETRY_AFTER_SECONDS = 1;
 /** An answer of at most this many bytes, its length known, is read whole and sent at the turn's end; a larger one streams. */
 const SMALL_ANSWER_BYTES = 64 * 1024;
@@ -137,6 +140,15 @@ export function proxyToUpstream({
       proxyRes.resume();
       report(call, 'refused', 'failed');
       onError(new ApiError('bad_gateway', `The upstream answered with status ${status}, which HTTP does not define.`), req, res);
+      return;
+    }
+    const coding = proxyRes.headers['transfer-encoding'];
+    if (coding !== undefined && coding !== 'chunked' && !BODY_AS_SENT.test(coding) && req.method !== 'HEAD' && status !== 204 && status !== 304) {
+      // Node's client takes off the chunked coding only: any other would reach the client as the body's bytes (a HEAD, 204 or 304 has none).
+      proxyRes.resume();
+      report(call, 'refused', 'failed');
+      const message = `The upstream answered with "Transfer-Encoding: ${quotedInMessage(coding)}", a coding the gateway did not ask for and does not decode.`;
+      onError(new ApiError('bad_gateway', message), req, res);
       return;
     }
     const outcome = statusClass(status);
