@@ -554,6 +554,13 @@ describe('proxy step: an upstream that breaks HTTP', () => {
     expect(answer.outcomes).toEqual(['refused']);
   });
 
+  test('when the upstream switches protocols unasked, then 502 bad_gateway at once, not a 504 when the timeout ends', async () => {
+    const answer = await through('HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n', '/pets');
+    expect(answer.status).toBe(502);
+    expect(JSON.parse(answer.body)).toEqual({ code: 'bad_gateway', message: 'The upstream could not be reached or closed the connection.', status: 502 });
+    expect(answer.outcomes).toEqual(['refused']);
+  });
+
   test('when the upstream answers in a transfer coding besides chunked, then 502 bad_gateway instead of its coded bytes as the body', async () => {
     // Node's client takes off only the chunked coding: the gzip one would reach the client as if it were the JSON.
     const coded = gzipSync('[{"id":1,"name":"Rex","categoryId":1,"status":"available"}]');

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
+import type { Duplex } from 'node:stream';
 import { createProxyMiddleware } from 'http-proxy-middleware';
 import { ApiError, errorBodyCode, errorCodeFor } from '../../lib/api-error';
 import { quotedInMessage } from '../../lib/plain-text';
@@ -250,6 +251,7 @@ export function proxyToUpstream({
     call.upstream = upstream;
     inFlight++;
     upstream.once('close', upstreamClosed);
+    upstream.on('upgrade', switchedProtocols); // on, not once: no wrapper per call, and a 101 ends the request
     if (call.reported) upstream.destroy(); // timed out before http-proxy got this far
     else upstream.end(this.ctx.body);
     return upstream;
@@ -296,6 +298,16 @@ function clientClosed(this: ServerResponse): void {
   clearTimeout(call.timer);
   call.permit.abandoned();
   call.upstream?.destroy();
+}
+
+/**
+ * A 101 to a request that asked for no upgrade (the gateway never does). Node hands the socket to
+ * an 'upgrade' listener, and without one closes it without an error, leaving the call to wait
+ * for its timeout: the socket is closed here and the call fails through http-proxy's error path.
+ */
+function switchedProtocols(this: ClientRequest, _res: IncomingMessage, socket: Duplex): void {
+  socket.destroy();
+  this.emit('error', new Error('upstream switched protocols unasked'));
 }
 
 function socketAddress(req: IncomingMessage): string {
