@@ -29,14 +29,17 @@ export class ResponseHeaders {
 
   /**
    * `writeHead` with another source's headers (an upstream's, lower-case names as Node parses
-   * them) after these, that source winning a name both set: still one list, one call.
+   * them) after these, that source winning a name both set: still one list, one call. Vary is
+   * the exception, sent from both: what the answer varies by is what either of them varies it
+   * by, and the gateway's `Vary: Origin` (cors.ts) must stay beside its CORS headers.
    */
   writeHeadWith(res: ServerResponse, status: number, theirs: Readonly<Record<string, string | string[]>>): void {
     const own = this.list;
     const list: Array<string | number | string[]> = [];
     for (let i = 0; i < own.length; i += 2) {
       const name = own[i] as string;
-      if (theirs[lowerCase(name)] === undefined) list.push(name, own[i + 1]!);
+      const lower = lowerCase(name);
+      if (theirs[lower] === undefined || lower === 'vary') list.push(name, own[i + 1]!);
     }
     for (const name in theirs) list.push(name, theirs[name]!);
     res.writeHead(status, list);

@@ -13,6 +13,7 @@ import { createTurnEndWriter } from '../pipeline/turn-end-writer';
 import { composePipeline, type Environment, type GatewayRequest, type Step } from '../pipeline/pipeline';
 import { createCircuitBreaker } from '../upstream/circuit-breaker';
 import { createLinkRewriter } from '../upstream/upstream-links';
+import { cors } from './cors';
 import { proxyToUpstream, type ProxyOptions } from './proxy';
 
 /** A test double of the metrics collaborator: records what the proxy reports. */
@@ -480,6 +481,27 @@ describe('proxy step: what the client gets back', () => {
       await upstream.close();
     }
   });
+  test("when the upstream names its own Vary, then the gateway's Vary: Origin stays beside it on an answer whose CORS headers depend on the Origin", async () => {
+    const big = JSON.stringify('x'.repeat(70 * 1024));
+    const upstream = await startRecordingUpstream((req, res) =>
+      res.writeHead(200, { 'content-type': 'application/json', vary: 'Accept-Encoding' }).end(req.url === '/pets' ? '[]' : big),
+    );
+    const proxy = await proxyAlone(upstream.url, { before: [cors({ allowedOrigins: ['http://portal.test'] })] });
+    try {
+      // A small answer is sent at the turn's end, a larger one streams: both merge the headers.
+      for (const path of ['/pets', '/pets/1']) {
+        const res = await fetch(proxy.url(path), { headers: { origin: 'http://portal.test' } });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('access-control-allow-origin')).toBe('http://portal.test');
+        expect(res.headers.get('vary')).toBe('Origin, Accept-Encoding');
+        expect(await res.text()).toBe(path === '/pets' ? '[]' : big);
+      }
+    } finally {
+      await proxy.close();
+      await upstream.close();
+    }
+  });
+
   test('when an answer a step must see whole is larger than 8 MB, then 502 bad_gateway and the step never sees it', async () => {
     // 9 MB in 1 MB chunks, its length not named: only the count of bytes read can stop it.
     const upstream = await startRecordingUpstream((_req, res) => {
