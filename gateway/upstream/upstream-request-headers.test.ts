@@ -105,6 +105,13 @@ describe('upstream request headers', () => {
     expect(headers['x-real-ip']).toBe('2001:db8::1');
   });
 
+  test('when an IPv4 client reaches a dual-stack listener, then every forwarding header names it as IPv4, as X-Real-IP does', () => {
+    const direct = build(false)(received({}, '::ffff:10.0.0.2'), IDENTITY, undefined);
+    expect([direct['x-forwarded-for'], direct.forwarded, direct['x-real-ip']]).toEqual(['10.0.0.2', 'for=10.0.0.2;proto=https;host=api.example.com', '10.0.0.2']);
+    const proxied = build(true)(received({ 'x-forwarded-for': '203.0.113.7' }, '::FFFF:10.0.0.9'), IDENTITY, undefined);
+    expect([proxied['x-forwarded-for'], proxied.forwarded]).toEqual(['203.0.113.7, 10.0.0.9', 'for=203.0.113.7, for=10.0.0.9;proto=https;host=api.example.com']);
+  });
+
   test('when a body is forwarded, then its type and length describe the bytes the gateway sends, not what the client declared', () => {
     const body = Buffer.from('{"name":"b"}');
     const headers = build(false)(received({ 'content-type': 'application/json; charset=latin1', 'content-length': '31', 'transfer-encoding': 'chunked' }), IDENTITY, body);

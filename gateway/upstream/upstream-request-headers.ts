@@ -1,5 +1,6 @@
 import type { IncomingMessage, OutgoingHttpHeaders } from 'node:http';
 import { isIPv4, isIPv6 } from 'node:net';
+import { normalizeAddress } from '../http/client-ip';
 import { connectionTokens, HOP_BY_HOP } from './hop-by-hop';
 
 export interface UpstreamRequestHeaderOptions {
@@ -96,7 +97,8 @@ export function createUpstreamRequestHeaders(o: UpstreamRequestHeaderOptions) {
     if (identity.keyId !== undefined) out['x-api-key-id'] = identity.keyId;
     if (identity.accountId !== undefined) out['x-consumer-id'] = identity.accountId;
 
-    const peer = req.socket.remoteAddress ?? 'unknown';
+    // Spelled as client-ip.ts spells it: on a dual-stack listener an IPv4 peer is `::ffff:a.b.c.d`.
+    const peer = normalizeAddress(req.socket.remoteAddress ?? 'unknown');
     const chain = o.trustProxy ? forwardedForChain(received['x-forwarded-for']) : undefined;
     if (chain === undefined) {
       // The common case, a chain of one: no array to build and join.
