@@ -112,7 +112,8 @@ export function createUpstreamRequestHeaders(o: UpstreamRequestHeaderOptions) {
       out['x-forwarded-host'] = host;
     }
     out.forwarded = (chain === undefined ? forwardedNode(peer) : chain.map(forwardedNode).join(', ')) + forwardedTail;
-    out['x-real-ip'] = o.clientIp(req);
+    // Without a chain the client is the peer, its address normalised once above.
+    out['x-real-ip'] = chain === undefined ? peer : o.clientIp(req);
     return out;
   };
 
@@ -135,8 +136,7 @@ export function createUpstreamRequestHeaders(o: UpstreamRequestHeaderOptions) {
 }
 
 /** Characters of a header name that CGI front ends turn into `_`, as they do `-` (lighttpd turns every one). */
-const READ_AS_DASH = /[^a-z0-9-]/;
-const EVERY_READ_AS_DASH = /[^a-z0-9-]/g;
+const READ_AS_DASH = /[^a-z0-9-]/g;
 
 /**
  * Whether a client header is one the gateway drops or writes itself, under any spelling an
@@ -144,7 +144,8 @@ const EVERY_READ_AS_DASH = /[^a-z0-9-]/g;
  * `X.Consumer.Id`) as `X-Consumer-Id`, all being HTTP_X_CONSUMER_ID, and the later one wins there.
  */
 function neverForwarded(name: string): boolean {
-  const dashed = READ_AS_DASH.test(name) ? name.replace(EVERY_READ_AS_DASH, '-') : name;
+  // No match, no copy: replace hands back the name itself.
+  const dashed = name.replace(READ_AS_DASH, '-');
   return NEVER_FORWARDED.has(dashed) || dashed.startsWith('x-forwarded') || dashed.startsWith('content-');
 }
 
