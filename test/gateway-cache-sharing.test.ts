@@ -58,23 +58,26 @@ describe.each(['memory', 'redis'] as const)('what the GET /pets cache shares bet
     }
   });
 
+  /** GET /v1/pets with this query and exactly these headers (no client decoding or adding any), the body as sent. */
+  const getList = (search: string, key: string, headers: Record<string, string> = {}) =>
+    new Promise<Answer>((resolve, reject) => {
+      const req = request(`${gw.url}/v1/pets${search}`, { headers: { authorization: `Bearer ${key}`, ...headers }, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.end();
+    });
+
   /** A list with its own cache entry, answered by the upstream as `answering` says. */
   const listAnswered = (answering: Answering) => {
     const limit = String(nextLimit++);
     answers.set(limit, answering);
     return {
-      /** GET /v1/pets with exactly these headers (no client decoding or adding any), the body as sent. */
-      get: (key: string, headers: Record<string, string> = {}) =>
-        new Promise<Answer>((resolve, reject) => {
-          const req = request(`${gw.url}/v1/pets?limit=${limit}`, { headers: { authorization: `Bearer ${key}`, ...headers }, agent: false }, (res) => {
-            const chunks: Buffer[] = [];
-            res.on('data', (c: Buffer) => chunks.push(c));
-            res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
-            res.on('error', reject);
-          });
-          req.on('error', reject);
-          req.end();
-        }),
+      limit,
+      get: (key: string, headers: Record<string, string> = {}) => getList(`?limit=${limit}`, key, headers),
       /** What reached the upstream for this list. */
       received: () => upstream.requests.filter((r) => r.method === 'GET' && new URL(r.url, 'http://upstream').searchParams.get('limit') === limit),
     };
@@ -91,6 +94,22 @@ describe.each(['memory', 'redis'] as const)('what the GET /pets cache shares bet
     const b = await list.get(keyB);
     expect(b.headers['x-cache']).toBe('HIT');
     expect(b.body.toString()).toBe(PLAIN);
+    expect(list.received()).toHaveLength(1);
+  });
+
+  test('when a client spells a list\'s query otherwise, then the upstream is asked the query its entry\'s key names, and a key asking plainly is served that answer', async () => {
+    // An upstream that reads the query string as it arrives, undecoded: the answer names what it read.
+    const list = listAnswered((req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(petsFor(req.url!)));
+    const { limit } = list;
+    const spelled = await getList(`?status=available&limit=0%3${limit[0]}${limit.slice(1)}`, keyA);
+    expect([spelled.status, spelled.headers['x-cache']]).toEqual([200, 'MISS']);
+    const asked = `/pets?limit=${limit}&status=available`;
+    expect(list.received().map((r) => r.url)).toEqual([asked]);
+    expect(spelled.body.toString()).toBe(petsFor(asked));
+
+    const plainly = await getList(`?limit=${limit}&status=available`, keyB);
+    expect([plainly.status, plainly.headers['x-cache']]).toEqual([200, 'HIT']);
+    expect(plainly.body.toString()).toBe(petsFor(asked));
     expect(list.received()).toHaveLength(1);
   });
 

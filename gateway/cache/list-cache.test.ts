@@ -1,4 +1,4 @@
-import { entryNames } from './list-cache';
+import { entryNames, fillSearch, normalisedQueryKey } from './list-cache';
 
 describe('list entry names', () => {
   test('when both environments name the same query, then each gets its own name, the same at every lookup', () => {
@@ -22,5 +22,21 @@ describe('list entry names', () => {
       ['staging', 'a'],
     ];
     expect(asked.map(([environment, key]) => nameOf(environment, key))).toEqual(asked.map(([environment, key]) => `${environment} ${key}`));
+  });
+});
+
+describe('the query a fill asks', () => {
+  test('when a query has parameters, then the fill asks them sorted, as its key names them', () => {
+    const query = { status: 'sold', limit: 10, after: undefined };
+    expect(normalisedQueryKey(query)).toBe('limit=10&status=sold');
+    expect(fillSearch(query)).toBe('?limit=10&status=sold');
+  });
+
+  test('when a value holds characters a query string gives meaning to, then they are percent-encoded', () => {
+    expect(fillSearch({ name: 'a&b=c d%+' })).toBe('?name=a%26b%3Dc%20d%25%2B');
+  });
+
+  test('when a query has no parameters, then the fill asks none', () => {
+    expect(fillSearch({})).toBe('');
   });
 });

@@ -46,6 +46,8 @@ export interface RequestContext {
   onUpstreamResponse?: (upstream: UpstreamResponse) => Promise<void>;
   /** Its answer will be stored for every key (a list-cache fill): the upstream learns no caller and no client header. */
   sharedFill: boolean;
+  /** The query string the upstream is asked when it is not the client's: a fill's is the one its key names (list-cache.ts). */
+  upstreamSearch?: string;
   /** The request's one call to its upstream, once the proxy step has handed it off. */
   upstreamCall?: UpstreamCall;
   /** The code of the Error body the client was sent, by the gateway or the upstream (for the request log). */

@@ -279,7 +279,7 @@ export function proxyToUpstream({
       // Decided before anything is written: http-proxy copies these into the upstream request.
       req.headers = upstreamHeaders(req, ctx, ctx.body) as IncomingHttpHeaders;
       // http-proxy appends req.url to the target's own path.
-      req.url = ctx.apiPath + ctx.search;
+      req.url = ctx.apiPath + (ctx.upstreamSearch ?? ctx.search);
       req.pipe = sendValidatedBody as typeof req.pipe;
       // The timeout runs from the hand-off, so a call waiting for a socket is bounded too.
       call.timer = setTimeout(timedOut, timeoutMs, call);
