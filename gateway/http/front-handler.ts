@@ -75,6 +75,7 @@ export function createFrontHandler(
           body: undefined,
           onUpstreamResponse: undefined,
           sharedFill: false,
+          upstreamSearch: undefined,
           upstreamCall: undefined,
           errorCode: undefined,
           cacheStatus: undefined,
