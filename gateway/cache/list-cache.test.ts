@@ -1,4 +1,4 @@
-import { entryNames, fillSearch, normalisedQueryKey } from './list-cache';
+import { entryNames, normalisedQueryKey } from './list-cache';
 
 describe('list entry names', () => {
   test('when both environments name the same query, then each gets its own name, the same at every lookup', () => {
@@ -25,18 +25,22 @@ describe('list entry names', () => {
   });
 });
 
-describe('the query a fill asks', () => {
-  test('when a query has parameters, then the fill asks them sorted, as its key names them', () => {
-    const query = { status: 'sold', limit: 10, after: undefined };
-    expect(normalisedQueryKey(query)).toBe('limit=10&status=sold');
-    expect(fillSearch(query)).toBe('?limit=10&status=sold');
+describe('the normalised query of a list entry', () => {
+  test('when a query has parameters, then they are named sorted, and an undefined one not at all', () => {
+    expect(normalisedQueryKey({ status: 'sold', limit: 10, after: undefined })).toBe('limit=10&status=sold');
   });
 
-  test('when a value holds characters a query string gives meaning to, then they are percent-encoded', () => {
-    expect(fillSearch({ name: 'a&b=c d%+' })).toBe('?name=a%26b%3Dc%20d%25%2B');
+  test('when a value holds characters a query string gives meaning to, then they are percent-encoded and spell no other parameter', () => {
+    expect(normalisedQueryKey({ tag: 'x&status=sold' })).toBe('tag=x%26status%3Dsold');
+    expect(normalisedQueryKey({ tag: 'x', status: 'sold' })).toBe('status=sold&tag=x');
+    expect(normalisedQueryKey({ name: 'a b%+é' })).toBe('name=a%20b%25%2B%C3%A9');
   });
 
-  test('when a query has no parameters, then the fill asks none', () => {
-    expect(fillSearch({})).toBe('');
+  test('when a number is negative zero, then it is named as zero', () => {
+    expect(normalisedQueryKey({ after: -0 })).toBe('after=0');
+  });
+
+  test('when a query has no parameters, then the key is empty', () => {
+    expect(normalisedQueryKey({})).toBe('');
   });
 });

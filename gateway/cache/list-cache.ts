@@ -38,26 +38,17 @@ export interface ListCache {
   releaseFill(environment: string, key: string): Promise<void>;
 }
 
-/** `limit` default applied and parameters sorted, so `?limit=20` and no query share one entry. */
-export function normalisedQueryKey(query: Readonly<Record<string, unknown>>): string {
-  return sortedPairs(query, String).join('&');
-}
-
 /**
- * The query string a fill asks the upstream (`?limit=20&status=sold`): the one its entry's key
- * names, whatever the client spelled. Forwarded raw, `?limit=010` or `?limit=1%30` would fill the
- * entry of `limit=10` with whatever page an upstream that reads them otherwise answered, for every key.
+ * `limit` default applied and parameters sorted, so `?limit=20` and no query share one entry;
+ * names and values percent-encoded, so no value can spell another parameter. It is also the query
+ * a fill asks the upstream (list-cache step), so an entry holds the answer to what its key names.
  */
-export function fillSearch(query: Readonly<Record<string, unknown>>): string {
-  const pairs = sortedPairs(query, (value) => encodeURIComponent(String(value)));
-  return pairs.length === 0 ? '' : `?${pairs.join('&')}`;
-}
-
-function sortedPairs(query: Readonly<Record<string, unknown>>, spell: (value: unknown) => string): string[] {
+export function normalisedQueryKey(query: Readonly<Record<string, unknown>>): string {
   return Object.keys(query)
     .filter((k) => query[k] !== undefined)
     .sort()
-    .map((k) => `${spell(k)}=${spell(query[k])}`);
+    .map((k) => `${encodeURIComponent(k)}=${encodeURIComponent(String(query[k]))}`)
+    .join('&');
 }
 
 /** Names remembered per process at most; past this `entryNames` starts afresh. */

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../../lib/logger';
 import { createOutageLog } from '../cache/outage-log';
-import { fillSearch, normalisedQueryKey, type CacheLookup, type CachedResponse, type ListCache } from '../cache/list-cache';
+import { normalisedQueryKey, type CacheLookup, type CachedResponse, type ListCache } from '../cache/list-cache';
 import { unshareableReason } from '../cache/shareable-response';
 import type { GatewayMetrics } from '../metrics/gateway-metrics';
 import type { ApiOperation } from '../../openapi/operations';
@@ -189,9 +189,10 @@ export function listCache({ cache, logger, metrics, now = Date.now, send, fillWa
       settle(undefined); // upstream failed or client left: followers go on their own
       release();
     });
-    // What is stored is replayed to every key: it is asked for as no one in particular, and as its key says.
+    // What is stored is replayed to every key: it is asked for as no one in particular, and as its
+    // key says, not as its client spelled it (`?limit=1%30` fills `limit=10`'s entry; docs/security.md).
     ctx.sharedFill = true;
-    ctx.upstreamSearch = fillSearch(ctx.query ?? {});
+    ctx.upstreamSearch = key === '' ? '' : `?${key}`;
     ctx.onUpstreamResponse = async (upstream) => {
       const unshareable = upstream.status === 200 ? unshareableReason(upstream.received) : `status ${upstream.status}`;
       if (unshareable) {
