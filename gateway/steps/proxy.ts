@@ -144,8 +144,8 @@ export function proxyToUpstream({
       return;
     }
     const coding = proxyRes.headers['transfer-encoding'];
-    if (coding !== undefined && coding !== 'chunked' && !BODY_AS_SENT.test(coding) && req.method !== 'HEAD' && status !== 204 && status !== 304) {
-      // Node's client takes off the chunked coding only: any other would reach the client as the body's bytes (a HEAD, 204 or 304 has none).
+    if (coding !== undefined && coding !== 'chunked' && !BODY_AS_SENT.test(coding) && hasBody(req.method, status)) {
+      // Node's client takes off the chunked coding only: any other would reach the client as the body's bytes.
       proxyRes.resume();
       report(call, 'refused', 'failed');
       const message = `The upstream answered with "Transfer-Encoding: ${quotedInMessage(coding)}", a coding the gateway did not ask for and does not decode.`;
@@ -197,8 +197,7 @@ export function proxyToUpstream({
       if (code === undefined) return onError(withErrorBody(status, headers), req, res);
       req.ctx.errorCode = code; // the upstream's own Error, for the request log
     }
-    // A HEAD, 204 or 304 answer has no body whatever length it names.
-    if (req.method !== 'HEAD' && status !== 204 && status !== 304) headers['content-length'] = String(body.length);
+    if (hasBody(req.method, status)) headers['content-length'] = String(body.length);
     send(res, status, req.ctx.headers, body, headers);
   };
 
@@ -308,6 +307,11 @@ function clientClosed(this: ServerResponse): void {
 function switchedProtocols(this: ClientRequest, _res: IncomingMessage, socket: Duplex): void {
   socket.destroy();
   this.emit('error', new Error('upstream switched protocols unasked'));
+}
+
+/** A HEAD, 204 or 304 answer has no body, whatever length or coding it names. */
+function hasBody(method: string | undefined, status: number): boolean {
+  return method !== 'HEAD' && status !== 204 && status !== 304;
 }
 
 function socketAddress(req: IncomingMessage): string {

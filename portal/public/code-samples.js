@@ -3,7 +3,8 @@
  * The same call in curl, JavaScript (fetch) and Python (requests), in tabs with a copy button
  * each. With the key "Use in API explorer" handed to this tab, the samples carry it; without,
  * they read it from the ASG_KEY environment variable. The key lives in this tab's
- * sessionStorage only (gone when the tab closes, on log out, and on the login page), never in a URL, and "Forget" removes it.
+ * sessionStorage only (gone when the tab closes, on log out, and on the login page), never in a
+ * URL, and "Forget" removes it.
  */
 (function () {
   'use strict';
