@@ -562,25 +562,26 @@ describe('proxy step: an upstream that breaks HTTP', () => {
     }
   }
 
+  /** The client was answered 502 bad_gateway with this message, and the call counted as refused. */
+  function expectBadGateway(answer: Awaited<ReturnType<typeof through>>, message: string) {
+    expect(answer.status).toBe(502);
+    expect(JSON.parse(answer.body)).toEqual({ code: 'bad_gateway', message, status: 502 });
+    expect(answer.outcomes).toEqual(['refused']);
+  }
+
   test('when the upstream answers a status outside 200-599, then 502 bad_gateway, counted as a failure, and the gateway lives on', async () => {
     const answer = await through('HTTP/1.1 099 Odd\r\nContent-Length: 2\r\nConnection: close\r\n\r\nhi', '/pets');
-    expect(answer.status).toBe(502);
-    expect(JSON.parse(answer.body)).toEqual({ code: 'bad_gateway', message: 'The upstream answered with status 99, which HTTP does not define.', status: 502 });
-    expect(answer.outcomes).toEqual(['refused']);
+    expectBadGateway(answer, 'The upstream answered with status 99, which HTTP does not define.');
   });
 
   test('when a small answer is cut off before the length it named, then 502 bad_gateway instead of a truncated 200', async () => {
     const answer = await through('HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n[{"id":1', '/pets');
-    expect(answer.status).toBe(502);
-    expect(JSON.parse(answer.body)).toEqual({ code: 'bad_gateway', message: 'The upstream response was cut off.', status: 502 });
-    expect(answer.outcomes).toEqual(['refused']);
+    expectBadGateway(answer, 'The upstream response was cut off.');
   });
 
   test('when the upstream switches protocols unasked, then 502 bad_gateway at once, not a 504 when the timeout ends', async () => {
     const answer = await through('HTTP/1.1 101 Switching Protocols\r\nConnection: upgrade\r\nUpgrade: websocket\r\n\r\n', '/pets');
-    expect(answer.status).toBe(502);
-    expect(JSON.parse(answer.body)).toEqual({ code: 'bad_gateway', message: 'The upstream could not be reached or closed the connection.', status: 502 });
-    expect(answer.outcomes).toEqual(['refused']);
+    expectBadGateway(answer, 'The upstream could not be reached or closed the connection.');
   });
 
   test('when the upstream answers in a transfer coding besides chunked, then 502 bad_gateway instead of its coded bytes as the body', async () => {
@@ -588,13 +589,7 @@ describe('proxy step: an upstream that breaks HTTP', () => {
     const coded = gzipSync('[{"id":1,"name":"Rex","categoryId":1,"status":"available"}]');
     const head = `HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: gzip, chunked\r\nConnection: close\r\n\r\n${coded.length.toString(16)}\r\n`;
     const answer = await through(Buffer.concat([Buffer.from(head), coded, Buffer.from('\r\n0\r\n\r\n')]), '/pets');
-    expect(answer.status).toBe(502);
-    expect(JSON.parse(answer.body)).toEqual({
-      code: 'bad_gateway',
-      message: 'The upstream answered with "Transfer-Encoding: gzip, chunked", a coding the gateway did not ask for and does not decode.',
-      status: 502,
-    });
-    expect(answer.outcomes).toEqual(['refused']);
+    expectBadGateway(answer, 'The upstream answered with "Transfer-Encoding: gzip, chunked", a coding the gateway did not ask for and does not decode.');
   });
 
   test('when the upstream names the identity transfer coding, or any coding on an answer without a body, then the answer passes as sent', async () => {

@@ -68,13 +68,18 @@ describe('code samples with the developer\'s key (real Chromium)', () => {
     expect(console_.problems).toEqual([]);
   });
 
+  /** Hands the key just created to this tab's API explorer, and waits until it says so. */
+  const useInExplorer = async () => {
+    await page.getByRole('button', { name: 'Use in API explorer' }).click();
+    await page.waitForURL('**/docs/#/Pets/listPets');
+    await page.getByRole('status').filter({ hasText: 'Authorized in this tab' }).waitFor();
+  };
+
   test('when a key is used in the API explorer, then the operation\'s and the landing page\'s samples carry it, and each runs as copied with 200', async () => {
     const console_ = watchConsole(page);
     await signUpInBrowser(page, uniqueEmail('samples'));
     const secret = await createKeyInBrowser(page, { name: 'Samples' });
-    await page.getByRole('button', { name: 'Use in API explorer' }).click();
-    await page.waitForURL('**/docs/#/Pets/listPets');
-    await page.getByRole('status').filter({ hasText: 'Authorized in this tab' }).waitFor();
+    await useInExplorer();
 
     const operation = page.locator('#operations-Pets-listPets');
     const samples = operation.getByRole('region', { name: 'Code samples' });
@@ -117,9 +122,7 @@ describe('code samples with the developer\'s key (real Chromium)', () => {
     const console_ = watchConsole(page);
     await signUpInBrowser(page, uniqueEmail('samples-logout'));
     const secret = await createKeyInBrowser(page, { name: 'Shared laptop' });
-    await page.getByRole('button', { name: 'Use in API explorer' }).click();
-    await page.waitForURL('**/docs/#/Pets/listPets');
-    await page.getByRole('status').filter({ hasText: 'Authorized in this tab' }).waitFor();
+    await useInExplorer();
     await page.goto('/portal/');
     await page.locator('[data-tab-key-note]').waitFor();
 
@@ -138,9 +141,7 @@ describe('code samples with the developer\'s key (real Chromium)', () => {
     const console_ = watchConsole(page);
     await signUpInBrowser(page, uniqueEmail('samples-lapsed'));
     await createKeyInBrowser(page, { name: 'Lapsing laptop' });
-    await page.getByRole('button', { name: 'Use in API explorer' }).click();
-    await page.waitForURL('**/docs/#/Pets/listPets');
-    await page.getByRole('status').filter({ hasText: 'Authorized in this tab' }).waitFor();
+    await useInExplorer();
     expect(await page.evaluate(() => (globalThis as unknown as PageWindow).sessionStorage.length)).toBeGreaterThan(0);
 
     await context.clearCookies(); // the session ends on the server's side: no log out runs in the tab
