@@ -80,14 +80,30 @@ async function fetchFromNode(url: string): Promise<string> {
 
 async function freshPage(context: BrowserContext, url: string): Promise<string> {
   const startedAt = Date.now();
+  const failed = (err: unknown) => `failed after ${Date.now() - startedAt} ms (${(err as Error).message.split('\n')[0]})`;
+  // Opening and closing the page are bounded too: a browser that cannot open one is the answer, not a reason to hang.
+  const opening = context.newPage();
   let page: Page | undefined;
   try {
-    page = await context.newPage();
+    page = await Promise.race([opening, delay(PROBE_TIMEOUT_MS)]);
+  } catch (err) {
+    return failed(err);
+  }
+  if (!page) {
+    void opening.then((late) => late.close(), () => {});
+    return `no page opened within ${PROBE_TIMEOUT_MS} ms`;
+  }
+  try {
     const res = await page.goto(url, { timeout: PROBE_TIMEOUT_MS, waitUntil: 'commit' });
     return `got ${res?.status() ?? 'no response'} in ${Date.now() - startedAt} ms`;
   } catch (err) {
-    return `failed after ${Date.now() - startedAt} ms (${(err as Error).message.split('\n')[0]})`;
+    return failed(err);
   } finally {
-    await page?.close().catch(() => {});
+    await Promise.race([page.close().catch(() => {}), delay(PROBE_TIMEOUT_MS)]);
   }
+}
+
+/** Resolves with nothing after `ms`; its timer does not keep the process alive. */
+function delay(ms: number): Promise<undefined> {
+  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 }
