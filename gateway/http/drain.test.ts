@@ -63,6 +63,18 @@ describe('a response queued behind another on a connection that closes', () => {
     expect(await drainer.drain(1000)).toMatchObject({ inFlight: 0, cut: 0 });
   });
 
+  test('then the requests in flight are those received whose responses have not closed', async () => {
+    const client = await pipelined(port, 3);
+    await until('the server has all 3 requests', () => held.size === 3);
+    expect(drainer.requestsInFlight()).toBe(3);
+    held.get('/0')!.end('zero');
+    await until('the first closed', () => closes.get('/0') === 1);
+    expect(drainer.requestsInFlight()).toBe(2);
+    client.destroy();
+    await until('every response closed', () => closeCounts(3).every((n) => n > 0), 2000);
+    expect(drainer.requestsInFlight()).toBe(0);
+  });
+
   test('when responses answered in their turn precede the one the client leaves, then each closes once, the two answered finished and the two unanswered not', async () => {
     const client = await pipelined(port, 4);
     await until('the server has all 4 requests', () => held.size === 4);

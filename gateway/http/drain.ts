@@ -16,6 +16,8 @@ export interface HttpDrain {
    * the connections that are left. Resolves once the server is closed.
    */
   drain(graceMs: number): Promise<DrainReport>;
+  /** The requests in progress now: received, their responses not yet closed. */
+  requestsInFlight(): number;
 }
 
 /**
@@ -55,6 +57,7 @@ export function trackForDrain(server: Server): HttpDrain {
   });
 
   return {
+    requestsInFlight: () => inFlight.size,
     async drain(graceMs) {
       const started = Date.now();
       draining = true;

@@ -43,6 +43,28 @@ describe('turn-end writer', () => {
     }
   });
 
+  test.each([
+    [1, 'at once, in the turn that sent it', { sentInTurn: true, sentAfterTurn: true }],
+    [2, 'after the turn, with the others', { sentInTurn: false, sentAfterTurn: true }],
+  ])('with %i request(s) in flight, a response is written %s', async (inFlight, _when, expected) => {
+    const send = createTurnEndWriter(() => {}, setImmediate, () => inFlight);
+    const seen: Array<{ sentInTurn: boolean; sentAfterTurn?: boolean }> = [];
+    const server = await serverWith((res) => {
+      send(res, 200, headers([['X-Test', 'yes']]), Buffer.from('ok'));
+      const observation: { sentInTurn: boolean; sentAfterTurn?: boolean } = { sentInTurn: res.headersSent };
+      seen.push(observation);
+      setImmediate(() => setImmediate(() => (observation.sentAfterTurn = res.headersSent)));
+    });
+    try {
+      const res = await fetch(server.url);
+      expect([res.status, res.headers.get('x-test'), await res.text()]).toEqual([200, 'yes', 'ok']);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(seen).toEqual([expected]);
+    } finally {
+      await server.close();
+    }
+  });
+
   test('responses sent in one turn all go out; one whose headers are invalid goes to onError and does not hold up the others', async () => {
     const waiting: ServerResponse[] = [];
     const failed: Array<{ err: unknown; res: ServerResponse }> = [];

@@ -26,10 +26,12 @@ export interface ApiMountsDeps {
   /** The gateway's own address, as the ready line shows it. */
   ownUrl: string;
   requestLog: RequestLog;
+  /** The server's requests in progress: a response alone in flight is written at once (turn-end-writer.ts). */
+  requestsInFlight: () => number;
 }
 
 /** Both environments' API pipelines, sharing one list cache, the accounts' monthly quotas and one turn end. */
-export function createApiMounts(w: Wiring, { stores, identity, operations, prefixes, metrics, publicUrl, ownUrl, requestLog }: ApiMountsDeps) {
+export function createApiMounts(w: Wiring, { stores, identity, operations, prefixes, metrics, publicUrl, ownUrl, requestLog, requestsInFlight }: ApiMountsDeps) {
   const { config, logger, defer } = w;
   // Browser pages from PUBLIC_URL or from the gateway's own address may call the API (CORS).
   const corsOrigins = [...new Set([publicUrl, ownUrl].map(originOf).filter((o): o is string => o !== null))];
@@ -70,6 +72,7 @@ export function createApiMounts(w: Wiring, { stores, identity, operations, prefi
       metrics,
       requestLog: requestLog.writer,
       turnEnd,
+      requestsInFlight,
     });
     defer(() => mount.close());
     return mount;

@@ -90,7 +90,7 @@ export function createGateway(config: Config, options: GatewayOptions = {}): Gat
     http = createHttpServer(w, refusedEarly);
     const { url, port, bound } = await listen(http.server, w);
     const publicUrl = config.publicUrl ?? `http://localhost:${port}`;
-    const mounts = createApiMounts(w, { stores, identity, operations, prefixes, metrics, publicUrl, ownUrl: url, requestLog });
+    const mounts = createApiMounts(w, { stores, identity, operations, prefixes, metrics, publicUrl, ownUrl: url, requestLog, requestsInFlight: http.drainer.requestsInFlight });
     const app = createPortalApp(w, { stores, identity, document, operations, prefixes, publicUrl, requestLog });
     const direct = createOperatorRoutes(w, { stores, registry });
     http.server.on('request', createFrontHandler(mounts, app, { direct, refusedEarly }));
