@@ -63,9 +63,12 @@ describe('a response queued behind another on a connection that closes', () => {
     expect(await drainer.drain(1000)).toMatchObject({ inFlight: 0, cut: 0 });
   });
 
-  test('then the requests in flight are those received whose responses have not closed', async () => {
+  test('then the requests in flight are those received whose responses have not closed, the one being handled included', async () => {
+    const seenByHandler: number[] = [];
+    server.on('request', () => seenByHandler.push(drainer.requestsInFlight()));
     const client = await pipelined(port, 3);
     await until('the server has all 3 requests', () => held.size === 3);
+    expect(seenByHandler).toEqual([1, 2, 3]);
     expect(drainer.requestsInFlight()).toBe(3);
     held.get('/0')!.end('zero');
     await until('the first closed', () => closes.get('/0') === 1);

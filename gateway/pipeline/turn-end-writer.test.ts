@@ -44,10 +44,16 @@ describe('turn-end writer', () => {
   });
 
   test.each([
-    [1, 'at once, in the turn that sent it', { sentInTurn: true, sentAfterTurn: true }],
-    [2, 'after the turn, with the others', { sentInTurn: false, sentAfterTurn: true }],
-  ])('with %i request(s) in flight, a response is written %s', async (inFlight, _when, expected) => {
-    const send = createTurnEndWriter(() => {}, setImmediate, () => inFlight);
+    [1, 'at once, in the turn that sent it, and only once', { sentInTurn: true, sentAfterTurn: true }, 0],
+    [2, 'after the turn, with the others', { sentInTurn: false, sentAfterTurn: true }, 1],
+  ])('with %i request(s) in flight, a response is written %s', async (inFlight, _when, expected, turnEnds) => {
+    const failures: unknown[] = [];
+    let scheduled = 0;
+    const atTurnEnd = (task: () => void) => {
+      scheduled++;
+      setImmediate(task);
+    };
+    const send = createTurnEndWriter((err) => failures.push(err), atTurnEnd, () => inFlight);
     const seen: Array<{ sentInTurn: boolean; sentAfterTurn?: boolean }> = [];
     const server = await serverWith((res) => {
       send(res, 200, headers([['X-Test', 'yes']]), Buffer.from('ok'));
@@ -60,6 +66,9 @@ describe('turn-end writer', () => {
       expect([res.status, res.headers.get('x-test'), await res.text()]).toEqual([200, 'yes', 'ok']);
       await new Promise((resolve) => setTimeout(resolve, 20));
       expect(seen).toEqual([expected]);
+      // Written at once, nothing is left for the turn's end: a second write would fail with ERR_HTTP_HEADERS_SENT.
+      expect(scheduled).toBe(turnEnds);
+      expect(failures).toEqual([]);
     } finally {
       await server.close();
     }

@@ -19,8 +19,11 @@ export type SendAtTurnEnd = (res: ServerResponse, status: number, headers: Respo
  *
  * Given the server's count of requests in flight, a response alone in it is written at once:
  * there is nothing to batch it with, and the wait put whatever else the turn ran before the
- * client's answer (at one connection on a 2-core VM, 0.02 ms of a miss's p50). Only for answers
- * that waited on I/O: a hit ends in the turn it began, so each hit of a burst finds itself alone.
+ * client's answer (at one connection on a 2-core VM, 0.02 ms of a miss's p50). The gateway gives
+ * the count to the proxy's writer only. A hit is answered within a turn or two of its request, so
+ * in a burst each hit found the ones before it closed and itself alone: written at once, hits
+ * served 39k instead of 52k a second at 50 connections. Any request left open (a slow upload, a
+ * slow upstream) turns the shortcut off, which only restores the turn's wait.
  *
  * A response whose headers cannot be written goes to `onError` (the pipeline's error handler), and
  * the rest are still sent.

@@ -62,7 +62,7 @@ const NOT_RETURNED = new Set<string>([
 /** The transfer codings an upstream may use: chunked, which Node's client takes off, or none; the gateway sends no TE asking for another. */
 const BODY_AS_SENT = /^\s*(?:chunked|identity)\s*$/i;
 const BUSY_RETRY_AFTER_SECONDS = 1;
-/** An answer of at most this many bytes, its length known, is read whole and sent at the turn's end; a larger one streams. */
+/** An answer of at most this many bytes, its length known, is read whole and sent by the turn-end writer; a larger one streams. */
 const SMALL_ANSWER_BYTES = 64 * 1024;
 const QUIETLY: ReportOptions = Object.freeze({ quiet: true });
 
@@ -74,7 +74,7 @@ const QUIETLY: ReportOptions = Object.freeze({ quiet: true });
  * become 502, silence 504, and while the circuit breaker is open the upstream is spared: 503.
  *
  * The turn's calls are handed over together at its end, and small answers sent together at its
- * end, for the reason turn-end-writer.ts gives: a write wakes its reader, and a burst of writes
+ * end (at once when no other request is in flight), for the reason turn-end-writer.ts gives: a write wakes its reader, and a burst of writes
  * after the turn's reads wakes each reader once; an upstream on the gateway's core, woken by each
  * call, took the core from the gateway in the middle of its turn. Measured with wrk on a 2-core
  * VM, the CPU of a miss and its fast upstream fell from 168–218 to 89–105 µs (docs/benchmarks.md).
@@ -189,7 +189,7 @@ export function proxyToUpstream({
     });
   };
 
-  /** A whole answer: an upstream error without an Error body is replaced; the rest is sent at the turn's end. */
+  /** A whole answer: an upstream error without an Error body is replaced; the rest goes to the turn-end writer. */
   const answer = (call: UpstreamCall, status: number, headers: Record<string, string | string[]>, body: Buffer, errorToCheck: boolean) => {
     const { req, res } = call;
     if (errorToCheck) {

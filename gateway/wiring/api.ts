@@ -79,7 +79,7 @@ export function createApiPipeline(o: ApiPipelineOptions) {
   const prefix = o.prefixes[o.environment];
   const send = createTurnEndWriter(onError, o.turnEnd.writes);
   // An upstream's answer alone in flight is written at once; a hit always waits for the turn's end
-  // (turn-end-writer.ts says why; written at once, hits served a quarter fewer a second).
+  // (turn-end-writer.ts: written at once, hits served a quarter fewer a second).
   const sendAnswer = createTurnEndWriter(onError, o.turnEnd.writes, o.requestsInFlight);
   const proxy = proxyToUpstream({
     upstreamUrl: o.upstreamUrl,
