@@ -555,7 +555,8 @@ describe('proxy step: an upstream that breaks HTTP', () => {
     const proxy = await proxyAlone(upstream.url);
     try {
       const res = await fetch(proxy.url(path));
-      return { status: res.status, location: res.headers.get('location'), body: await res.text(), outcomes: proxy.outcomes() };
+      const contentLength = res.headers.get('content-length');
+      return { status: res.status, location: res.headers.get('location'), contentLength, body: await res.text(), outcomes: proxy.outcomes() };
     } finally {
       await proxy.close();
       await upstream.close();
@@ -597,6 +598,13 @@ describe('proxy step: an upstream that breaks HTTP', () => {
     expect([identity.status, identity.body, identity.outcomes]).toEqual([200, '[]', ['2xx']]);
     const noBody = await through('HTTP/1.1 204 No Content\r\nTransfer-Encoding: gzip\r\nConnection: close\r\n\r\n', '/pets');
     expect([noBody.status, noBody.body, noBody.outcomes]).toEqual([204, '', ['2xx']]);
+  });
+
+  test('when the upstream names a length on a 204, small or large, then the client gets the 204 without one', async () => {
+    for (const length of [0, 100_000]) {
+      const answer = await through(`HTTP/1.1 204 No Content\r\nContent-Length: ${length}\r\nConnection: close\r\n\r\n`, '/pets');
+      expect([answer.status, answer.contentLength, answer.body, answer.outcomes]).toEqual([204, null, '', ['2xx']]);
+    }
   });
 
   test('when the upstream sends a Location that is no URL, then it passes unchanged instead of failing the response', async () => {

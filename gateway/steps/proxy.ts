@@ -365,6 +365,8 @@ function responseHeaders(proxyRes: IncomingMessage, links: LinkRewriter): Record
   }
   if (typeof out.location === 'string') out.location = links.location(out.location);
   if (out.link) out.link = links.link(Array.isArray(out.link) ? out.link.join(', ') : out.link);
+  // A 204 must not name a length (RFC 9110, 8.6); a 304's names its representation's, and stays.
+  if (proxyRes.statusCode === 204) delete out['content-length'];
   return out;
 }
 
