@@ -74,10 +74,11 @@ const QUIETLY: ReportOptions = Object.freeze({ quiet: true });
  * become 502, silence 504, and while the circuit breaker is open the upstream is spared: 503.
  *
  * The turn's calls are handed over together at its end, and small answers sent together at its
- * end (at once when no other request is in flight), for the reason turn-end-writer.ts gives: a write wakes its reader, and a burst of writes
- * after the turn's reads wakes each reader once; an upstream on the gateway's core, woken by each
- * call, took the core from the gateway in the middle of its turn. Measured with wrk on a 2-core
- * VM, the CPU of a miss and its fast upstream fell from 168–218 to 89–105 µs (docs/benchmarks.md).
+ * end (at once when no other request is in flight), for the reason turn-end-writer.ts gives: a
+ * write wakes its reader, and a burst of writes after the turn's reads wakes each reader once; an
+ * upstream on the gateway's core, woken by each call, took the core from the gateway in the
+ * middle of its turn. Measured with wrk on a 2-core VM, the CPU of a miss and its fast upstream
+ * fell from 168–218 to 89–105 µs (docs/benchmarks.md).
  */
 export function proxyToUpstream({
   upstreamUrl,

@@ -90,7 +90,7 @@ async function freshPage(context: BrowserContext, url: string): Promise<string> 
     return failed(err);
   }
   if (!page) {
-    void opening.then((late) => late.close(), () => {});
+    void opening.then((late) => late.close().catch(() => {}), () => {});
     return `no page opened within ${PROBE_TIMEOUT_MS} ms`;
   }
   try {
