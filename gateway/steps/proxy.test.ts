@@ -555,8 +555,8 @@ describe('proxy step: an upstream that breaks HTTP', () => {
     const proxy = await proxyAlone(upstream.url);
     try {
       const res = await fetch(proxy.url(path));
-      const contentLength = res.headers.get('content-length');
-      return { status: res.status, location: res.headers.get('location'), contentLength, body: await res.text(), outcomes: proxy.outcomes() };
+      const { headers } = res;
+      return { status: res.status, location: headers.get('location'), contentLength: headers.get('content-length'), body: await res.text(), outcomes: proxy.outcomes() };
     } finally {
       await proxy.close();
       await upstream.close();

@@ -1,6 +1,9 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 
 const PROBE_TIMEOUT_MS = 3000;
+/** A probe's bound does not keep the test process alive. */
+const UNREF = { ref: false };
 
 /**
  * A `page.goto` that fails says why, in its own error message. A CI run once had every `goto` of
@@ -85,7 +88,7 @@ async function freshPage(context: BrowserContext, url: string): Promise<string> 
   const opening = context.newPage();
   let page: Page | undefined;
   try {
-    page = await Promise.race([opening, delay(PROBE_TIMEOUT_MS)]);
+    page = await Promise.race([opening, sleep(PROBE_TIMEOUT_MS, undefined, UNREF)]);
   } catch (err) {
     return failed(err);
   }
@@ -99,11 +102,6 @@ async function freshPage(context: BrowserContext, url: string): Promise<string> 
   } catch (err) {
     return failed(err);
   } finally {
-    await Promise.race([page.close().catch(() => {}), delay(PROBE_TIMEOUT_MS)]);
+    await Promise.race([page.close().catch(() => {}), sleep(PROBE_TIMEOUT_MS, undefined, UNREF)]);
   }
-}
-
-/** Resolves with nothing after `ms`; its timer does not keep the process alive. */
-function delay(ms: number): Promise<undefined> {
-  return new Promise((resolve) => setTimeout(() => resolve(undefined), ms).unref());
 }
