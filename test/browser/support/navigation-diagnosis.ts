@@ -2,6 +2,11 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { BrowserContext, Page, Request } from 'playwright-core';
 
 const PROBE_TIMEOUT_MS = 3000;
+/**
+ * Closing the probe's page under a full test run's load has taken longer than a probe's 3 s, and
+ * left the page open after the diagnosis: closing waits longer, bounded only against a hung browser.
+ */
+const CLOSE_TIMEOUT_MS = 15_000;
 /** A probe's bound does not keep the test process alive. */
 const UNREF = { ref: false };
 
@@ -102,6 +107,6 @@ async function freshPage(context: BrowserContext, url: string): Promise<string> 
   } catch (err) {
     return failed(err);
   } finally {
-    await Promise.race([page.close().catch(() => {}), sleep(PROBE_TIMEOUT_MS, undefined, UNREF)]);
+    await Promise.race([page.close().catch(() => {}), sleep(CLOSE_TIMEOUT_MS, undefined, UNREF)]);
   }
 }
