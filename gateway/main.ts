@@ -24,7 +24,7 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger({ level: config.logLevel, buffered: true });
+  const logger = createLogger({ level: config.logLevel });
   const gateway = createGateway(config, { logger });
   // Before start: a signal or a crash while starting also stops what has been opened so far.
   exitGracefully({ stop: gateway.stop, logger, hardDeadlineMs: config.shutdownTimeoutMs + CLOSE_ALLOWANCE_MS });

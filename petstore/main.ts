@@ -17,7 +17,7 @@ async function main(): Promise<void> {
     host: config.host,
     port: config.port,
     gatewayToken,
-    logger: createLogger({ level: config.logLevel, buffered: true }),
+    logger: createLogger({ level: config.logLevel }),
   });
   // Whether it is open to any caller, never the token itself.
   process.stdout.write(`${JSON.stringify({ msg: 'pet store listening', url: store.url, schema: config.schema, gatewayOnly: gatewayToken !== undefined })}\n`);
