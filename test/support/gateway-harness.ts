@@ -51,6 +51,8 @@ export async function startTestGateway(
     logger?: Logger;
     sessionPurgeIntervalMs?: number;
     apiDocument?: OpenApiDocument;
+    /** The clock's time from the start, so that what the gateway does as it starts (a session purge) sees it too. */
+    startAt?: Date | string;
   } = {},
 ): Promise<TestGateway> {
   const dataDir = tempDir('asg-gw-');
@@ -70,6 +72,7 @@ export async function startTestGateway(
     env.DATABASE_URL = testDb.settings.databaseUrl!;
   }
   const clock = createTestClock();
+  if (options.startAt !== undefined) clock.set(options.startAt);
   const config = parseConfig({ ...env, ...options.env });
   const db = options.exposeDatabase ? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }) : undefined;
   const gateway = createGateway(config, {
