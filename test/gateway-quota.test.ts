@@ -25,7 +25,6 @@ describe('monthly quota (one gateway, PGlite, restarted)', () => {
   // On the fake clock from the start: a start purges sessions ended a day before, and in real time a 12-h one made at the fake time has.
   const start = async () => {
     gw = await startTestGateway({ env: { DATA_DIR: dataDir }, startAt: NEAR_MONTH_END });
-    return gw;
   };
   const get = (path: string, key: string) => fetch(gw!.url + path, { headers: { authorization: `Bearer ${key}` } });
   const planOnPortal = async (): Promise<{ requestsThisMonth: number }> => {

@@ -14,9 +14,9 @@ export interface TestClock {
   reset(): void;
 }
 
-/** A clock tests can move; real time until `set` is called. */
-export function createTestClock(): TestClock {
-  let fixed: Date | undefined;
+/** A clock tests can move; real time until `set` is called, unless it starts at `startAt`. */
+export function createTestClock(startAt?: Date | string): TestClock {
+  let fixed = startAt === undefined ? undefined : new Date(startAt);
   return {
     now: () => fixed ?? new Date(),
     set: (date) => {
@@ -71,8 +71,7 @@ export async function startTestGateway(
     testDb = await createTestDatabase('postgres');
     env.DATABASE_URL = testDb.settings.databaseUrl!;
   }
-  const clock = createTestClock();
-  if (options.startAt !== undefined) clock.set(options.startAt);
+  const clock = createTestClock(options.startAt);
   const config = parseConfig({ ...env, ...options.env });
   const db = options.exposeDatabase ? await openDatabase({ databaseUrl: config.databaseUrl, dataDir: config.dataDir }) : undefined;
   const gateway = createGateway(config, {
