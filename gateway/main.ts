@@ -1,4 +1,5 @@
 import { createLogger } from '../lib/logger';
+import { createTurnBatchedDestination } from '../lib/turn-batched-destination';
 import { ADMIN_BASE_PATH } from './admin/admin-app';
 import { rootCause } from './wiring/root-cause';
 import { ConfigError, parseConfig } from './config';
@@ -24,14 +25,17 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const logger = createLogger({ level: config.logLevel });
+  // A turn's log lines in one write from the event loop (turn-batched-destination.ts).
+  const stdout = createTurnBatchedDestination();
+  const logger = createLogger({ level: config.logLevel, destination: stdout });
   const gateway = createGateway(config, { logger });
   // Before start: a signal or a crash while starting also stops what has been opened so far.
   exitGracefully({ stop: gateway.stop, logger, hardDeadlineMs: config.shutdownTimeoutMs + CLOSE_ALLOWANCE_MS });
   const { url, bound, adminUrl } = await gateway.start();
   // The address bound, then a URL a client on this machine can call (a wildcard address is none; tests parse it).
-  process.stdout.write(`Animal Store Gateway listening on ${bound}, ready at ${url}  (OpenAPI: ${url}/openapi.json)\n`);
-  process.stdout.write(adminUrl ? `Admin API at ${adminUrl}${ADMIN_BASE_PATH}/  (OpenAPI: ${adminUrl}/openapi.json)\n` : `Admin API ${ADMIN_OFF}\n`);
+  // Through the log's destination: after the start's log lines, whatever the reader's pace.
+  stdout.writeAtOnce(`Animal Store Gateway listening on ${bound}, ready at ${url}  (OpenAPI: ${url}/openapi.json)\n`);
+  stdout.writeAtOnce(adminUrl ? `Admin API at ${adminUrl}${ADMIN_BASE_PATH}/  (OpenAPI: ${adminUrl}/openapi.json)\n` : `Admin API ${ADMIN_OFF}\n`);
 }
 
 main().catch((err: unknown) => {

@@ -1,5 +1,6 @@
 import { openDatabase } from '../db/open-database';
 import { createLogger } from '../lib/logger';
+import { createTurnBatchedDestination } from '../lib/turn-batched-destination';
 import { loadOpenApiDocument } from '../openapi/document';
 import { compileOperations } from '../openapi/operations';
 import { parsePetStoreConfig } from './config';
@@ -8,6 +9,8 @@ import { startPetStore } from './open-pet-store';
 /** `npm run start:petstore`: the embedded pet store on its own, as a remote upstream of a gateway. */
 async function main(): Promise<void> {
   const config = parsePetStoreConfig(process.env);
+  const stdout = createTurnBatchedDestination();
+  const logger = createLogger({ level: config.logLevel, destination: stdout });
   const db = await openDatabase(config);
   const { gatewayToken } = config;
   const store = await startPetStore({
@@ -17,10 +20,10 @@ async function main(): Promise<void> {
     host: config.host,
     port: config.port,
     gatewayToken,
-    logger: createLogger({ level: config.logLevel }),
+    logger,
   });
-  // Whether it is open to any caller, never the token itself.
-  process.stdout.write(`${JSON.stringify({ msg: 'pet store listening', url: store.url, schema: config.schema, gatewayOnly: gatewayToken !== undefined })}\n`);
+  // Whether it is open to any caller, never the token itself; after the start's log lines.
+  stdout.writeAtOnce(`${JSON.stringify({ msg: 'pet store listening', url: store.url, schema: config.schema, gatewayOnly: gatewayToken !== undefined })}\n`);
   const stop = async () => {
     await store.close();
     await db.close();
