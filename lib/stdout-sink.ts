@@ -56,8 +56,8 @@ function isPipeOrSocket(fd: number): boolean {
  * are written on a timer once it reads again. pino's asynchronous destination keeps the loop
  * going too, but writes from libuv's thread pool: with a turn's lines handed to it in one write,
  * a cache hit logged at `info` on a 2-core VM cost 0.90× the CPU it costs through pino's default
- * destination; written from the event loop, 0.76× (docs/benchmarks.md), hence this hand-written
- * sink. A reader that has gone (EPIPE) or another error ends the logging, never the process.
+ * destination; written from the event loop, 0.76–0.85× (docs/benchmarks.md), hence this
+ * hand-written sink. A reader that has gone (EPIPE) or another error ends the logging, never the process.
  */
 export function createPipeSink({ fd = 1, maxBacklogBytes = 8 * 1024 * 1024, exitPatienceMs = 1000 }: FdSinkOptions = {}): LineSink {
   // Chunks the reader has not taken yet, in order; the first may be the rest of a partial write.
