@@ -60,8 +60,9 @@ function isPipeOrSocket(fd: number): boolean {
  * hand-written sink. A reader that has gone (EPIPE) or another error ends the logging, never the process.
  */
 export function createPipeSink({ fd = 1, maxBacklogBytes = 8 * 1024 * 1024, exitPatienceMs = 1000 }: FdSinkOptions = {}): LineSink {
-  // Chunks the reader has not taken yet, in order; the first may be the rest of a partial write.
+  // Chunks the reader has not taken yet, in order, and their sizes in bytes; the first may be the rest of a partial write.
   const backlog: Array<string | Buffer> = [];
+  const sizes: number[] = [];
   let backlogBytes = 0;
   let dropped = 0;
   let closed = false;
@@ -69,37 +70,40 @@ export function createPipeSink({ fd = 1, maxBacklogBytes = 8 * 1024 * 1024, exit
   // Node sets a piped stdout non-blocking when it opens it: a write to a blocking pipe would wait for the reader.
   if (fd === 1) void process.stdout;
 
-  const push = (chunk: string | Buffer) => {
+  const push = (chunk: string, bytes: number) => {
     backlog.push(chunk);
-    backlogBytes += typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
+    sizes.push(bytes);
+    backlogBytes += bytes;
   };
 
   /** Once half the bound is free again, or on the way out: the count of what was lost goes in, beyond the bound if need be. */
   const reportDropped = (now: boolean) => {
     if (dropped === 0 || (!now && backlogBytes > maxBacklogBytes / 2)) return;
-    push(`${JSON.stringify({ level: 40, time: Date.now(), dropped, msg: 'log lines dropped: the reader of stdout fell behind' })}\n`);
+    const notice = `${JSON.stringify({ level: 40, time: Date.now(), dropped, msg: 'log lines dropped: the reader of stdout fell behind' })}\n`;
+    push(notice, Buffer.byteLength(notice));
     dropped = 0;
   };
 
   /** Writes the first chunk of the backlog; false when the reader has taken all it will for now. */
   const writeFirst = (): boolean => {
     const chunk = backlog[0]!;
+    const bytes = sizes[0]!;
     let written: number;
     try {
-      written = typeof chunk === 'string' ? writeSync(fd, chunk) : writeSync(fd, chunk);
+      written = writeSync(fd, chunk as string); // a string or the Buffer left of one: writeSync takes both
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'EAGAIN') return false;
       stop(err as Error);
       return false;
     }
-    const bytes = typeof chunk === 'string' ? Buffer.byteLength(chunk) : chunk.length;
-    backlogBytes -= bytes;
-    if (written === bytes) backlog.shift();
-    else {
+    backlogBytes -= written;
+    if (written === bytes) {
+      backlog.shift();
+      sizes.shift();
+    } else {
       // A pipe takes a write of up to 4096 bytes whole or not at all; a longer line may go in part.
-      const rest = (typeof chunk === 'string' ? Buffer.from(chunk) : chunk).subarray(written);
-      backlog[0] = rest;
-      backlogBytes += rest.length;
+      backlog[0] = (typeof chunk === 'string' ? Buffer.from(chunk) : chunk).subarray(written);
+      sizes[0] = bytes - written;
     }
     reportDropped(false);
     return true;
@@ -109,6 +113,7 @@ export function createPipeSink({ fd = 1, maxBacklogBytes = 8 * 1024 * 1024, exit
   const stop = (err: Error) => {
     closed = true;
     backlog.length = 0;
+    sizes.length = 0;
     backlogBytes = 0;
     if ((err as NodeJS.ErrnoException).code === 'EPIPE') return;
     try {
@@ -131,11 +136,12 @@ export function createPipeSink({ fd = 1, maxBacklogBytes = 8 * 1024 * 1024, exit
   return {
     write(chunk, urgent = false) {
       if (closed) return;
-      if (!urgent && backlog.length > 0 && backlogBytes + Buffer.byteLength(chunk) > maxBacklogBytes) {
+      const bytes = Buffer.byteLength(chunk);
+      if (!urgent && backlog.length > 0 && backlogBytes + bytes > maxBacklogBytes) {
         dropped += countLines(chunk);
         return;
       }
-      push(chunk);
+      push(chunk, bytes);
       if (retry === undefined) drain();
     },
     drainBeforeExit() {

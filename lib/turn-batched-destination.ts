@@ -50,7 +50,6 @@ export function createTurnBatchedDestination(sink: LineSink = createStdoutSink()
     }
     sink.write(chunk, urgent);
   };
-  const writeAtTurnEnd = () => writeWaiting();
   process.on('exit', () => {
     writeWaiting();
     sink.drainBeforeExit();
@@ -64,7 +63,7 @@ export function createTurnBatchedDestination(sink: LineSink = createStdoutSink()
       if (this.lastLevel >= WARN) writeWaiting(true);
       else if (!scheduled) {
         scheduled = true;
-        setImmediate(writeAtTurnEnd);
+        setImmediate(writeWaiting); // called with no argument: not urgent
       }
     },
     flush(cb) {
